@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Installs the system packages the test suite uses (GNSS tools) and makes sure the local
+# PostgreSQL server is running when the machine has one. Safe to run repeatedly.
+set -uo pipefail
+
+need=()
+command -v gpsfake >/dev/null 2>&1 || need+=(gpsd gpsd-clients)
+command -v rnx2rtkp >/dev/null 2>&1 || need+=(rtklib)
+if [ ${#need[@]} -gt 0 ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+  apt-get update -qq >/dev/null 2>&1 || true
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null 2>&1 \
+    || echo "setup-system: could not install ${need[*]}"
+fi
+
+if command -v pg_ctlcluster >/dev/null 2>&1 && ! pg_isready -h 127.0.0.1 -q 2>/dev/null; then
+  pg_ctlcluster --skip-systemctl-redirect "$(ls /etc/postgresql | head -n 1)" main start 2>/dev/null || true
+fi
+exit 0

@@ -1,0 +1,60 @@
+#!/usr/bin/env node
+// Runs every *.test.ts file of the project with node's test runner.
+//
+// Node 20 does not expand globs and a bare `node --test` finds no .ts file, so the file
+// list is built here. The whole suite runs on the embedded store (PGlite). When a
+// PostgreSQL server is reachable (DATABASE_URL, or the local server CI provides), the
+// storage and licensing suites run a second time against it.
+import { spawnSync } from 'node:child_process';
+import { readdirSync, statSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const roots = ['platform', 'services', 'engines', 'packages', 'cli'];
+const filter = process.argv.slice(2);
+
+function findTests(dir, out = []) {
+  let entries;
+  try {
+    entries = readdirSync(dir);
+  } catch {
+    return out;
+  }
+  for (const name of entries) {
+    if (name === 'node_modules') continue;
+    const full = join(dir, name);
+    if (statSync(full).isDirectory()) findTests(full, out);
+    else if (name.endsWith('.test.ts')) out.push(relative(root, full));
+  }
+  return out;
+}
+
+const all = roots.flatMap((r) => findTests(join(root, r))).sort();
+const selected = filter.length ? all.filter((f) => filter.some((p) => f.includes(p))) : all;
+if (selected.length === 0) {
+  console.error('no test files matched');
+  process.exit(1);
+}
+
+function run(files, env, label) {
+  console.log(`\n# ${label}: ${files.length} test files`);
+  const result = spawnSync(
+    process.execPath,
+    ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-reporter=spec', ...files],
+    { cwd: root, stdio: 'inherit', env: { ...process.env, ...env } },
+  );
+  return result.status ?? 1;
+}
+
+const embeddedEnv = { DATABASE_URL: '' };
+let status = run(selected, embeddedEnv, 'embedded store (PGlite)');
+
+const pgUrl = process.env.LATTICE_TEST_POSTGRES_URL ?? process.env.DATABASE_URL ?? '';
+const pgFiles = selected.filter((f) => /^(platform\/storage|platform\/identity|platform\/jobs|services\/licensing)/.test(f));
+if (pgUrl && pgFiles.length) {
+  status = run(pgFiles, { DATABASE_URL: pgUrl }, `PostgreSQL (${pgUrl.replace(/\/\/[^@]*@/, '//')})`) || status;
+} else if (pgFiles.length) {
+  console.log('\n# PostgreSQL pass not run: set DATABASE_URL or LATTICE_TEST_POSTGRES_URL to a server');
+}
+process.exit(status);

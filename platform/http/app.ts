@@ -1,0 +1,108 @@
+/**
+ * Builds the Fastify application of one service: schema validation, the service's error
+ * shape for every failure (validation, malformed JSON, oversized bodies, unknown routes,
+ * crashes), a request id on every response, and the documentation routes.
+ */
+import { randomUUID } from 'node:crypto';
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyRequest } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { ApiError, type ErrorFormatter, type ErrorInfo } from './errors.ts';
+import { registerDocs, type DocsInfo } from './docs.ts';
+import { createValidatorCompiler } from './validation.ts';
+
+export type ServiceApp = FastifyInstance<
+  import('node:http').Server,
+  import('node:http').IncomingMessage,
+  import('node:http').ServerResponse,
+  import('fastify').FastifyBaseLogger,
+  TypeBoxTypeProvider
+>;
+
+export interface ServiceAppOptions {
+  docs: DocsInfo;
+  formatError: ErrorFormatter;
+  /** Path prefix the whole service is mounted under ('' for none). */
+  prefix?: string;
+  /** Largest accepted request body in bytes (default 1 MiB). */
+  bodyLimit?: number;
+  /** Status for schema validation failures: 400 by default, 422 where a spec says so. */
+  validationStatus?: 400 | 422;
+  logLevel?: string;
+}
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+function requestIdOf(req: { headers: Record<string, string | string[] | undefined> }): string {
+  const given = req.headers['x-request-id'];
+  return typeof given === 'string' && REQUEST_ID.test(given) ? given : `req_${randomUUID().replaceAll('-', '')}`;
+}
+
+/** Maps any thrown value to the status, code and message the client may see. */
+function describe(err: unknown, validationStatus: number): ErrorInfo {
+  if (err instanceof ApiError) {
+    return { status: err.status, code: err.code, message: err.message, extra: err.extra };
+  }
+  const e = err as FastifyError;
+  if (e.validation) {
+    const first = e.validation[0];
+    const where = e.validationContext ?? 'request';
+    const path = first?.instancePath ? `${where}${first.instancePath.replaceAll('/', '.')}` : where;
+    const missing = (first?.params as { missingProperty?: string } | undefined)?.missingProperty;
+    const message = missing ? `${where}.${missing} is required` : `${path} ${first?.message ?? 'is invalid'}`;
+    return { status: validationStatus, code: 'validation_error', message, extra: {} };
+  }
+  switch (e.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      // The contract: oversized bodies are a 400 in the service's own shape.
+      return { status: 400, code: 'body_too_large', message: 'Request body is too large', extra: {} };
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return { status: 400, code: 'invalid_json', message: `Malformed JSON body: ${e.message}`, extra: {} };
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return { status: 415, code: 'unsupported_media_type', message: 'Content-Type must be application/json', extra: {} };
+  }
+  if (e instanceof SyntaxError) {
+    return { status: 400, code: 'invalid_json', message: `Malformed JSON body: ${e.message}`, extra: {} };
+  }
+  const status = typeof e.statusCode === 'number' && e.statusCode >= 400 && e.statusCode < 500 ? e.statusCode : 500;
+  if (status < 500) return { status, code: 'bad_request', message: e.message, extra: {} };
+  return { status: 500, code: 'internal_error', message: 'Internal server error', extra: {} };
+}
+
+export async function createServiceApp(options: ServiceAppOptions): Promise<ServiceApp> {
+  const prefix = options.prefix ?? '';
+  const app = Fastify({
+    logger: { level: options.logLevel ?? process.env.LATTICE_LOG_LEVEL ?? 'warn' },
+    bodyLimit: options.bodyLimit ?? 1024 * 1024,
+    genReqId: requestIdOf,
+    routerOptions: { ignoreTrailingSlash: true },
+    ajv: { customOptions: { coerceTypes: 'array', removeAdditional: true } },
+    return503OnClosing: true,
+    forceCloseConnections: 'idle',
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  app.setValidatorCompiler(createValidatorCompiler());
+  app.addHook('onRequest', async (req, reply) => {
+    reply.header('x-request-id', req.id);
+  });
+
+  const validationStatus = options.validationStatus ?? 400;
+  app.setErrorHandler((err, req: FastifyRequest, reply) => {
+    const info = describe(err, validationStatus);
+    if (info.status >= 500) req.log.error({ err, reqId: req.id }, 'request failed');
+    if (err instanceof ApiError) reply.headers(err.headers);
+    reply.code(info.status).type('application/json').send(options.formatError(info, req.id));
+  });
+  app.setNotFoundHandler((req, reply) => {
+    const info: ErrorInfo = {
+      status: 404,
+      code: 'not_found',
+      message: `Route ${req.method} ${req.url.split('?')[0]} not found`,
+      extra: {},
+    };
+    reply.code(404).type('application/json').send(options.formatError(info, req.id));
+  });
+
+  await registerDocs(app, options.docs, prefix);
+  return app as unknown as ServiceApp;
+}

@@ -1,0 +1,36 @@
+/** What a service module gives the platform, and what the platform gives it back. */
+import type { ServiceApp } from './http/app.ts';
+import type { Database } from './storage/database.ts';
+import type { Migration } from './storage/migrate.ts';
+
+export interface ServiceContext {
+  db: Database;
+  dataDir: string;
+  /** The current time; tests inject a controllable clock to hit exact boundaries. */
+  now: () => Date;
+}
+
+export interface PlanInfo {
+  /** Canonical name as the spec spells it; lookups ignore letter case (CONTRACT). */
+  name: string;
+}
+
+export interface ServiceDefinition {
+  id: string;
+  title: string;
+  defaultPort: number;
+  migrations: readonly Migration[];
+  /** Prefix of the API keys `lattice keys create --service <id>` makes. */
+  keyPrefix: string;
+  /** Prefix of service tokens (`--kind service-token`), where the service has them. */
+  serviceTokenPrefix?: string;
+  /** Plans from lowest to highest; the first is the default for new keys. */
+  plans: readonly PlanInfo[];
+  build(ctx: ServiceContext, options: { prefix: string }): Promise<ServiceApp>;
+}
+
+/** The canonical plan name for `name` in any letter case, or null when the service has no such plan. */
+export function findPlan(service: ServiceDefinition, name: string): string | null {
+  const wanted = name.trim().toLowerCase();
+  return service.plans.find((p) => p.name.toLowerCase() === wanted)?.name ?? null;
+}

@@ -1,0 +1,98 @@
+/**
+ * One small SQL interface over the three ways Lattice reaches PostgreSQL: the embedded PGlite
+ * in the data dir, a PGlite served by a running `lattice serve` (over its unix socket), and a
+ * real server named by DATABASE_URL. Callers write PostgreSQL and never know which it is.
+ */
+import { existsSync, mkdirSync } from 'node:fs';
+import pg from 'pg';
+
+export interface Sql {
+  /** Runs one parameterised statement and returns its rows. */
+  query<T = Record<string, unknown>>(text: string, params?: readonly unknown[]): Promise<T[]>;
+}
+
+export interface Database extends Sql {
+  readonly kind: 'pglite' | 'postgres';
+  /** Runs `fn` in one transaction: commit when it resolves, roll back when it throws. */
+  transaction<T>(fn: (tx: Sql) => Promise<T>): Promise<T>;
+  /** Runs several statements separated by semicolons, without parameters (migrations). */
+  exec(script: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+// pg parses int8 and numeric as strings by default; our counters fit in a double.
+pg.types.setTypeParser(20, (v) => Number(v));
+
+/** A database reached through node-postgres: a real server or a served PGlite. */
+export function openPostgres(config: pg.PoolConfig): Database {
+  const pool = new pg.Pool({ max: 10, ...config });
+  // An idle client that loses its connection must not crash the process.
+  pool.on('error', () => {});
+  return {
+    kind: 'postgres',
+    async query<T>(text: string, params?: readonly unknown[]) {
+      const result = await pool.query(text, params as unknown[] | undefined);
+      return result.rows as T[];
+    },
+    async transaction<T>(fn: (tx: Sql) => Promise<T>) {
+      const client = await pool.connect();
+      try {
+        await client.query('BEGIN');
+        const tx: Sql = {
+          async query<R>(text: string, params?: readonly unknown[]) {
+            return (await client.query(text, params as unknown[] | undefined)).rows as R[];
+          },
+        };
+        const value = await fn(tx);
+        await client.query('COMMIT');
+        return value;
+      } catch (err) {
+        await client.query('ROLLBACK').catch(() => {});
+        throw err;
+      } finally {
+        client.release();
+      }
+    },
+    async exec(script: string) {
+      await pool.query(script);
+    },
+    async close() {
+      await pool.end();
+    },
+  };
+}
+
+export interface EmbeddedDatabase extends Database {
+  /** The PGlite instance, for serving it over a socket to other processes. */
+  readonly pglite: import('@electric-sql/pglite').PGlite;
+}
+
+/** The embedded PGlite kept in `dir` (created when missing); `dir` null keeps it in memory. */
+export async function openPglite(dir: string | null): Promise<EmbeddedDatabase> {
+  const { PGlite } = await import('@electric-sql/pglite');
+  if (dir && !existsSync(dir)) mkdirSync(dir, { recursive: true });
+  const db = dir ? await PGlite.create(dir) : await PGlite.create();
+  return {
+    kind: 'pglite',
+    pglite: db,
+    async query<T>(text: string, params?: readonly unknown[]) {
+      const result = await db.query<T>(text, params as unknown[] | undefined);
+      return result.rows;
+    },
+    async transaction<T>(fn: (tx: Sql) => Promise<T>) {
+      return db.transaction(async (tx) =>
+        fn({
+          async query<R>(text: string, params?: readonly unknown[]) {
+            return (await tx.query<R>(text, params as unknown[] | undefined)).rows;
+          },
+        }),
+      );
+    },
+    async exec(script: string) {
+      await db.exec(script);
+    },
+    async close() {
+      if (!db.closed) await db.close();
+    },
+  };
+}

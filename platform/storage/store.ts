@@ -1,0 +1,125 @@
+/**
+ * Opens "the store" a process works on, as the contract describes it:
+ *  - DATABASE_URL set: that PostgreSQL server, shared by any number of processes;
+ *  - otherwise the embedded PGlite in `<dataDir>/pgdata`. It belongs to one process (two
+ *    processes must never open the folder), so the owner takes `<dataDir>/lattice.lock` and,
+ *    when asked, serves the database on the unix socket `<dataDir>/.s.PGSQL.5432`; any other
+ *    process (a CLI command, a worker) that finds a live owner connects through that socket.
+ */
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { openPglite, openPostgres, type Database } from './database.ts';
+import { migrate, type Migration } from './migrate.ts';
+
+export interface StoreOptions {
+  dataDir: string;
+  databaseUrl?: string;
+  /** Apply these migrations after opening (the owner of the store does this). */
+  migrations?: readonly Migration[];
+  /** When this process opens the embedded database, serve it to other processes. */
+  serveSocket?: boolean;
+}
+
+export interface Store {
+  db: Database;
+  /** How the store was reached, for logs: `postgres`, `embedded` or `embedded-via-socket`. */
+  mode: 'postgres' | 'embedded' | 'embedded-via-socket';
+  close(): Promise<void>;
+}
+
+const SOCKET_PORT = 5432;
+
+function lockPath(dataDir: string): string {
+  return join(dataDir, 'lattice.lock');
+}
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** The pid owning the embedded store in `dataDir`, or null when nobody (alive) does. */
+export function embeddedOwner(dataDir: string): { pid: number; socket: boolean } | null {
+  const path = lockPath(dataDir);
+  if (!existsSync(path)) return null;
+  try {
+    const info = JSON.parse(readFileSync(path, 'utf8')) as { pid: number; socket: boolean };
+    return processAlive(info.pid) ? info : null;
+  } catch {
+    return null;
+  }
+}
+
+function takeLock(dataDir: string, socket: boolean): () => void {
+  const path = lockPath(dataDir);
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      const fd = openSync(path, 'wx');
+      writeSync(fd, JSON.stringify({ pid: process.pid, socket }));
+      closeSync(fd);
+      return () => rmSync(path, { force: true });
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      const owner = embeddedOwner(dataDir);
+      if (owner) throw new Error(`the data dir ${dataDir} is in use by process ${owner.pid}`);
+      rmSync(path, { force: true }); // stale lock of a process that died
+    }
+  }
+  throw new Error(`could not lock the data dir ${dataDir}`);
+}
+
+export async function openStore(options: StoreOptions): Promise<Store> {
+  if (options.databaseUrl) {
+    const db = openPostgres({ connectionString: options.databaseUrl });
+    if (options.migrations) await migrate(db, options.migrations);
+    return { db, mode: 'postgres', close: () => db.close() };
+  }
+
+  const dataDir = resolve(options.dataDir);
+  mkdirSync(dataDir, { recursive: true });
+  const owner = embeddedOwner(dataDir);
+  if (owner) {
+    if (!owner.socket) {
+      throw new Error(`the data dir ${dataDir} is in use by process ${owner.pid}, which does not serve it`);
+    }
+    // One client: over the socket every connection shares one PGlite session, so a second
+    // connection could interleave statements inside our transactions.
+    const db = openPostgres({ host: dataDir, port: SOCKET_PORT, user: 'postgres', database: 'postgres', max: 1 });
+    if (options.migrations) await migrate(db, options.migrations);
+    return { db, mode: 'embedded-via-socket', close: () => db.close() };
+  }
+
+  const release = takeLock(dataDir, Boolean(options.serveSocket));
+  try {
+    const db = await openPglite(join(dataDir, 'pgdata'));
+    if (options.migrations) await migrate(db, options.migrations);
+    let server: { stop(): Promise<void> } | null = null;
+    if (options.serveSocket) {
+      const { PGLiteSocketServer } = await import('@electric-sql/pglite-socket');
+      const socketPath = join(dataDir, `.s.PGSQL.${SOCKET_PORT}`);
+      rmSync(socketPath, { force: true });
+      const s = new PGLiteSocketServer({ db: db.pglite, path: socketPath, maxConnections: 16 });
+      await s.start();
+      server = s;
+    }
+    return {
+      db,
+      mode: 'embedded',
+      async close() {
+        try {
+          if (server) await server.stop();
+          await db.close();
+        } finally {
+          release();
+        }
+      },
+    };
+  } catch (err) {
+    release();
+    throw err;
+  }
+}

@@ -1,0 +1,13 @@
+/** Every service Lattice can serve, in the order `lattice serve` starts them. */
+import type { ServiceDefinition } from '../platform/service.ts';
+import { licensingService } from './licensing/service.ts';
+
+export const services: readonly ServiceDefinition[] = [licensingService];
+
+export function serviceById(id: string): ServiceDefinition {
+  const found = services.find((s) => s.id === id);
+  if (!found) throw new Error(`unknown service '${id}' (known: ${services.map((s) => s.id).join(', ')})`);
+  return found;
+}
+
+export const defaultPorts: Record<string, number> = Object.fromEntries(services.map((s) => [s.id, s.defaultPort]));

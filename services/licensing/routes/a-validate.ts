@@ -1,0 +1,34 @@
+/** POST /api/v1/v2/validate — validates a license artifact; an invalid license is still a 200. */
+import { Type } from 'typebox';
+import { ApiError } from '../../../platform/http/errors.ts';
+import type { ServiceApp } from '../../../platform/http/app.ts';
+import type { LicensingDeps } from '../deps.ts';
+import { DetailError } from '../errors.ts';
+import { Fingerprint, ValidationResult, bearerSecurity } from './schemas.ts';
+
+const Body = Type.Object({
+  artifact_compact: Type.Optional(Type.String({ maxLength: 65536, description: 'Compact token (preferred).' })),
+  artifact_json: Type.Optional(Type.String({ maxLength: 131072, description: 'The JSON artifact, as a string.' })),
+  device_fingerprint: Type.Optional(Type.Union([Fingerprint, Type.Null()])),
+});
+
+export function registerValidate(app: ServiceApp, deps: LicensingDeps): void {
+  app.post(
+    '/api/v1/v2/validate',
+    {
+      preHandler: deps.bearerAuth,
+      schema: {
+        tags: ['Variant A: artifacts'],
+        summary: 'Validate a license artifact',
+        security: bearerSecurity,
+        body: Body,
+        response: { 200: ValidationResult, '4xx': DetailError },
+      },
+    },
+    async (req) => {
+      const text = req.body.artifact_compact ?? req.body.artifact_json;
+      if (text === undefined) throw new ApiError(400, 'missing_artifact', 'Must provide artifact_json or artifact_compact');
+      return deps.artifactValidator.validate(text, req.body.device_fingerprint, deps.ctx.now());
+    },
+  );
+}

@@ -1,0 +1,49 @@
+/** Statevector allocation, memory checks and the unitary (measurement-free) simulation entry point. */
+import type { Circuit, Operation } from '../circuit.ts';
+import { applyGate, applyUnitary } from './apply.ts';
+
+/** The largest statevector this engine allocates (2^30 amplitudes = 16 GiB). */
+export const MAX_STATEVECTOR_QUBITS = 30;
+
+/** Bytes needed for a complex128 statevector of n qubits. */
+export function statevectorBytes(n: number): number {
+  return 16 * 2 ** n;
+}
+
+/** Throws a clear error when n qubits cannot be simulated as a statevector here. */
+export function checkStatevectorSize(n: number, copies = 1): void {
+  if (n > MAX_STATEVECTOR_QUBITS) {
+    throw new Error(`${n} qubits is too many for the statevector method (at most ${MAX_STATEVECTOR_QUBITS}; try method 'mps')`);
+  }
+  const need = statevectorBytes(n) * copies;
+  const os = process.constrainedMemory?.() || 0;
+  const free = os > 0 ? os : Number.POSITIVE_INFINITY;
+  if (need > free) throw new Error(`the statevector needs ${(need / 2 ** 30).toFixed(2)} GiB, more than the ${(free / 2 ** 30).toFixed(2)} GiB available`);
+}
+
+export function zeroState(n: number, shared = false): Float64Array {
+  checkStatevectorSize(n);
+  const len = 2 * 2 ** n;
+  const st = shared ? new Float64Array(new SharedArrayBuffer(8 * len)) : new Float64Array(len);
+  st[0] = 1;
+  return st;
+}
+
+/** Apply one unitary op (gate, unitary or barrier); measurement, reset and conditions are the caller's. */
+export function applyOp(st: Float64Array, op: Operation): void {
+  if (op.kind === 'gate') applyGate(st, op);
+  else if (op.kind === 'unitary') applyUnitary(st, op);
+  else if (op.kind !== 'barrier') throw new Error(`applyOp cannot apply a ${op.kind}`);
+}
+
+export function applyGlobalPhase(st: Float64Array, phi: number): void {
+  if (phi === 0) return;
+  const c = Math.cos(phi);
+  const s = Math.sin(phi);
+  for (let i = 0; i < st.length; i += 2) {
+    const re = st[i]!;
+    const im = st[i + 1]!;
+    st[i] = re * c - im * s;
+    st[i + 1] = re * s + im * c;
+  }
+}

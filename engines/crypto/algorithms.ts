@@ -37,6 +37,9 @@ interface OqsSigner {
 const oqsFactories = { 'ML-DSA-44': createMLDSA44, 'ML-DSA-65': createMLDSA65, 'ML-DSA-87': createMLDSA87 } as const;
 const oqsSigners = new Map<string, Promise<OqsSigner>>();
 
+// liboqs rejects Buffer and other Uint8Array subclasses: hand it plain arrays.
+const plain = (bytes: Uint8Array): Uint8Array => (bytes.constructor === Uint8Array ? bytes : Uint8Array.from(bytes));
+
 function oqs(alg: keyof typeof oqsFactories): Promise<OqsSigner> {
   let signer = oqsSigners.get(alg);
   if (!signer) {
@@ -85,7 +88,7 @@ export async function sign(alg: Algorithm, secretKey: Uint8Array, message: Uint8
     case 'ML-DSA-44':
     case 'ML-DSA-65':
     case 'ML-DSA-87':
-      return (await oqs(alg)).sign(message, secretKey);
+      return (await oqs(alg)).sign(plain(message), plain(secretKey));
     case 'ED25519':
       return nodeSign(null, message, createPrivateKey({ key: Buffer.from(secretKey), format: 'der', type: 'pkcs8' }));
     case 'RSA-PSS-SHA256':
@@ -103,7 +106,7 @@ export async function verify(alg: Algorithm, publicKey: Uint8Array, message: Uin
       case 'ML-DSA-44':
       case 'ML-DSA-65':
       case 'ML-DSA-87':
-        return (await oqs(alg)).verify(message, signature, publicKey);
+        return (await oqs(alg)).verify(plain(message), plain(signature), plain(publicKey));
       case 'ED25519':
         return nodeVerify(null, message, ed25519PublicKey(publicKey), signature);
       case 'RSA-PSS-SHA256':

@@ -15,8 +15,11 @@ export interface Database extends Sql {
   readonly kind: 'pglite' | 'postgres';
   /** Runs `fn` in one transaction: commit when it resolves, roll back when it throws. */
   transaction<T>(fn: (tx: Sql) => Promise<T>): Promise<T>;
-  /** Runs several statements separated by semicolons, without parameters (migrations). */
-  exec(script: string): Promise<void>;
+  /**
+   * Runs several statements separated by semicolons, without parameters, in one round trip
+   * (migrations, the job queue's locked commands); returns the last statement's rows.
+   */
+  exec(script: string): Promise<Record<string, unknown>[]>;
   close(): Promise<void>;
 }
 
@@ -54,7 +57,9 @@ export function openPostgres(config: pg.PoolConfig): Database {
       }
     },
     async exec(script: string) {
-      await pool.query(script);
+      const result = (await pool.query(script)) as unknown as pg.QueryResult | pg.QueryResult[];
+      const last = Array.isArray(result) ? result[result.length - 1] : result;
+      return (last?.rows ?? []) as Record<string, unknown>[];
     },
     async close() {
       await pool.end();
@@ -89,7 +94,8 @@ export async function openPglite(dir: string | null): Promise<EmbeddedDatabase> 
       );
     },
     async exec(script: string) {
-      await db.exec(script);
+      const results = await db.exec(script);
+      return (results[results.length - 1]?.rows ?? []) as Record<string, unknown>[];
     },
     async close() {
       if (!db.closed) await db.close();

@@ -72,6 +72,16 @@ function takeLock(dataDir: string, socket: boolean): () => void {
   throw new Error(`could not lock the data dir ${dataDir}`);
 }
 
+/** A server that has taken the lock may still be opening the database: wait for its socket. */
+async function waitForSocket(path: string, pid: number, timeoutMs = 120_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!existsSync(path)) {
+    if (Date.now() > deadline) throw new Error(`process ${pid} holds the data dir but has not opened its socket ${path}`);
+    if (!processAlive(pid)) throw new Error(`process ${pid}, which held the data dir, has exited`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
 export async function openStore(options: StoreOptions): Promise<Store> {
   if (options.databaseUrl) {
     const db = openPostgres({ connectionString: options.databaseUrl });
@@ -86,6 +96,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     if (!owner.socket) {
       throw new Error(`the data dir ${dataDir} is in use by process ${owner.pid}, which does not serve it`);
     }
+    await waitForSocket(join(dataDir, `.s.PGSQL.${SOCKET_PORT}`), owner.pid);
     // One client: over the socket every connection shares one PGlite session, so a second
     // connection could interleave statements inside our transactions.
     const db = openPostgres({ host: dataDir, port: SOCKET_PORT, user: 'postgres', database: 'postgres', max: 1 });

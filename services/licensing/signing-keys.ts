@@ -37,8 +37,9 @@ const ALGORITHM_TAG: Record<Algorithm, string> = {
   'RSA-PSS-SHA256': 'rsa3072',
 };
 
+/** bytea arrives as a Buffer from node-postgres and a Uint8Array from PGlite: copy to a plain Uint8Array. */
 function toBytes(value: unknown): Uint8Array {
-  return value instanceof Uint8Array ? value : new Uint8Array(value as ArrayBuffer);
+  return Uint8Array.from(value as Uint8Array);
 }
 
 function rowToKey(row: Record<string, unknown>): SigningKey {

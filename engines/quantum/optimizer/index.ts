@@ -1,0 +1,87 @@
+/**
+ * The circuit optimizer / transpiler: basis translation, layout and SABRE routing, and the
+ * level 0-3 rewrite pipeline, with exact global-phase tracking.
+ *
+ * @example
+ *   const { circuit, metrics, qubitMapping } = optimize(parseQasm(text), { level: 2, basisGates: ['cx', 'rz', 'sx', 'x'] });
+ */
+import type { Circuit } from '../circuit.ts';
+import { DEFAULT_BASIS, emit, parseBasis } from './basis.ts';
+import type { Mat } from './complex.ts';
+import { synth1q } from './euler.ts';
+import { allowsCx, couplingFrom } from './coupling.ts';
+import { resynthesize2q, synthesizeUnitaries } from './blocks.ts';
+import { layoutAndRoute } from './layout.ts';
+import { metrics, type Metrics } from './metrics.ts';
+import { simplify } from './simplify.ts';
+import { unroll, type MatrixFallback } from './unroll.ts';
+
+export type { Metrics } from './metrics.ts';
+export { counts } from './metrics.ts';
+export { DEFAULT_BASIS } from './basis.ts';
+
+export interface OptimizeOptions {
+  level?: 0 | 1 | 2 | 3;
+  /** Target gate set (default u3, cx). */
+  basisGates?: string[];
+  /** Device edges [control, target]; both directions are allowed unless only one is listed and the basis is cx. */
+  couplingMap?: Array<[number, number]>;
+  /** Keep logical qubit i on physical qubit i at the start and at the end (SWAPs undo routing). */
+  preserveLayout?: boolean;
+  /** Seed for the layout search (results are deterministic for a given seed). */
+  seed?: number;
+  /** Matrices for gates the optimizer has no decomposition for (e.g. the engine's gate table). */
+  matrixFallback?: MatrixFallback;
+}
+
+export interface OptimizeResult {
+  circuit: Circuit;
+  metrics: Metrics;
+  /** logical qubit -> physical qubit holding its state at the end */
+  qubitMapping: Record<number, number>;
+  /** logical qubit -> physical qubit at the start */
+  initialLayout: Record<number, number>;
+  swaps: number;
+}
+
+const toRecord = (a: number[]): Record<number, number> => Object.fromEntries(a.map((p, l) => [l, p]));
+
+export function optimize(input: Circuit, options: OptimizeOptions = {}): OptimizeResult {
+  const level = options.level ?? 2;
+  if (![0, 1, 2, 3].includes(level)) throw new Error(`optimization level must be 0, 1, 2 or 3 (got ${level})`);
+  const basis = parseBasis(options.basisGates?.length ? options.basisGates : DEFAULT_BASIS);
+  const cost1q = (m: Mat): number => synth1q(m, basis.oneQ).gates.length;
+  let ir = unroll(input, options.matrixFallback);
+  synthesizeUnitaries(ir);
+  simplify(ir, level);
+  if (level >= 3) {
+    resynthesize2q(ir, cost1q);
+    simplify(ir, level);
+  }
+  const identity = [...Array(input.numQubits).keys()];
+  let initial = identity;
+  let final = identity;
+  let swaps = 0;
+  let allowed: ((c: number, t: number) => boolean) | undefined;
+  let qregs = input.qregs;
+  if (options.couplingMap) {
+    const cm = couplingFrom(options.couplingMap, input.numQubits);
+    const routed = layoutAndRoute(ir, cm, {
+      preserveLayout: options.preserveLayout ?? false,
+      iterations: level === 0 ? 0 : level >= 3 ? 3 : 1,
+      trials: level >= 3 ? 8 : level === 2 ? 2 : 1,
+      seed: options.seed ?? 11,
+    });
+    ir = routed.ir;
+    ({ initial, final, swaps } = routed);
+    allowed = (c, t) => allowsCx(cm, c, t);
+    qregs = cm.size ? [{ name: 'q', size: cm.size, offset: 0 }] : [];
+    simplify(ir, level);
+    if (level >= 3) {
+      resynthesize2q(ir, cost1q);
+      simplify(ir, level);
+    }
+  }
+  const circuit = emit(ir, basis, { fuse: level >= 1, allowed, qregs, cregs: input.cregs, numClbits: input.numClbits });
+  return { circuit, metrics: metrics(input, circuit), qubitMapping: toRecord(final), initialLayout: toRecord(initial), swaps };
+}

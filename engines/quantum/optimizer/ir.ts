@@ -1,0 +1,60 @@
+/** The optimizer's working form: single-qubit matrices, CX, and opaque non-unitary operations. */
+import type { Condition, Operation } from '../circuit.ts';
+import type { Mat } from './complex.ts';
+
+/** A single-qubit unitary. */
+export interface U1 {
+  k: 'u';
+  q: number;
+  m: Mat;
+  cond?: Condition;
+}
+
+/** CX with control c and target t. */
+export interface Cx {
+  k: 'cx';
+  c: number;
+  t: number;
+  cond?: Condition;
+}
+
+/** A two-qubit unitary (qubits[0] least significant), left for KAK synthesis. */
+export interface U2 {
+  k: 'u2';
+  q: [number, number];
+  m: Mat;
+  cond?: Condition;
+}
+
+/** measure, reset, barrier: kept as they are and never moved across. */
+export interface Opaque {
+  k: 'op';
+  qs: number[];
+  op: Operation;
+}
+
+export type IrOp = U1 | Cx | U2 | Opaque;
+
+export interface Ir {
+  n: number;
+  ops: IrOp[];
+  phase: number;
+}
+
+export function qubitsOf(op: IrOp): number[] {
+  switch (op.k) {
+    case 'u':
+      return [op.q];
+    case 'cx':
+      return [op.c, op.t];
+    case 'u2':
+      return op.q;
+    case 'op':
+      return op.qs;
+  }
+}
+
+/** Whether an operation may be rewritten (unitary and unconditioned). */
+export function isFree(op: IrOp): op is U1 | Cx | U2 {
+  return op.k !== 'op' && !op.cond;
+}

@@ -1,0 +1,52 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { fileURLToPath } from 'node:url';
+import { Command } from 'commander';
+import { register } from './gnss.ts';
+
+const rinex = fileURLToPath(new URL('../../../shared/fixtures/gnss/rinex/', import.meta.url));
+
+/** Runs `lattice gnss ...` in-process on a program holding only this module's commands; returns stdout. */
+async function run(args: string[]): Promise<string> {
+  const program = new Command('lattice').exitOverride();
+  register(program);
+  let out = '';
+  const write = process.stdout.write.bind(process.stdout);
+  process.stdout.write = ((chunk: string | Uint8Array) => {
+    out += typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString();
+    return true;
+  }) as typeof process.stdout.write;
+  try {
+    await program.parseAsync(['node', 'lattice', 'gnss', ...args]);
+  } finally {
+    process.stdout.write = write;
+  }
+  return out;
+}
+
+test('gnss solve --json prints the contract shape for every epoch', async () => {
+  const out = JSON.parse(await run(['solve', '--obs', `${rinex}07590920.05o`, '--nav', `${rinex}07590920.05n`, '--json'])) as {
+    epochs: Record<string, unknown>[];
+    summary: Record<string, unknown>;
+  };
+  assert.equal(out.epochs.length, 120);
+  const e = out.epochs[0];
+  for (const k of ['time', 'latitude', 'longitude', 'altitude', 'clock_bias_m', 'pdop', 'hdop', 'vdop', 'satellites_used', 'residual_rms_m', 'raim']) {
+    assert.ok(k in e, k);
+  }
+  assert.deepEqual(Object.keys(e.raim as object).sort(), ['excluded', 'fault_detected', 'test_statistic', 'threshold']);
+  assert.ok(Math.abs((e.latitude as number) - 35.1609) < 0.001);
+  assert.ok((out.summary.horizontal_rms_m as number) < 0.7);
+});
+
+test('gnss solve without --json prints one line per epoch and a summary', async () => {
+  const out = await run(['solve', '--obs', `${rinex}30400920.05o`, '--nav', `${rinex}30400920.05n`]);
+  const lines = out.trim().split('\n');
+  assert.equal(lines.length, 121);
+  assert.match(lines[120], /3040: 120\/120 epochs fixed, horizontal RMS 0\.\d+ m/);
+});
+
+test('gnss solve with a navigation file as --obs fails with a clear message', async () => {
+  await assert.rejects(run(['solve', '--obs', `${rinex}07590920.05n`, '--nav', `${rinex}07590920.05n`]), /not a RINEX observation file/);
+  await assert.rejects(run(['solve', '--obs', `${rinex}missing.05o`, '--nav', `${rinex}07590920.05n`]), /cannot read .*missing\.05o: ENOENT/);
+});

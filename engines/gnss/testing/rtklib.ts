@@ -1,0 +1,44 @@
+// Runs RTKLIB's rnx2rtkp in single-point mode (broadcast orbits, Klobuchar, Saastamoinen) as the accuracy baseline.
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Vec3 } from '../geodesy.ts';
+
+export function rnx2rtkpAvailable(): boolean {
+  const r = spawnSync('rnx2rtkp', ['-?'], { encoding: 'utf8' });
+  return !r.error;
+}
+
+/** The options that make rnx2rtkp comparable with the engine: GPS only, 10 degree mask, brdc iono, Saastamoinen. */
+const CONFIG = [
+  'pos1-posmode       =single',
+  'pos1-elmask        =10',
+  'pos1-ionoopt       =brdc',
+  'pos1-tropopt       =saas',
+  'pos1-sateph        =brdc',
+  'pos1-navsys        =1',
+  'out-solformat      =xyz',
+].join('\n');
+
+/** ECEF positions rnx2rtkp computes for each epoch, or undefined when it is not installed. */
+export function runRnx2rtkp(obsPath: string, navPath: string): Vec3[] | undefined {
+  if (!rnx2rtkpAvailable()) return undefined;
+  const dir = mkdtempSync(join(tmpdir(), 'rnx2rtkp-'));
+  try {
+    const conf = join(dir, 'spp.conf');
+    const out = join(dir, 'out.pos');
+    writeFileSync(conf, `${CONFIG}\n`);
+    const r = spawnSync('rnx2rtkp', ['-k', conf, '-o', out, obsPath, navPath], { encoding: 'utf8', timeout: 60000 });
+    if (r.status !== 0) throw new Error(`rnx2rtkp failed: ${r.stderr}`);
+    return readFileSync(out, 'utf8')
+      .split('\n')
+      .filter((l) => l.trim() && !l.startsWith('%'))
+      .map((l) => {
+        const p = l.trim().split(/\s+/);
+        return [Number(p[2]), Number(p[3]), Number(p[4])] as Vec3;
+      });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,164 @@
+/** One entry point to run a circuit with shots on any of the three simulators, with or without noise. */
+import type { Backend } from './backends.ts';
+import type { Circuit } from './circuit.ts';
+import { diagonalOf } from './density/channels.ts';
+import { densityMatrix, runBranchesDM } from './density/simulate.ts';
+import { runMps } from './mps/run.ts';
+import type { NoiseModel } from './noise.ts';
+import { isNoiseModel, noiseFromBackend } from './noise.ts';
+import { Rng, bitKey, randomSeed, sampleIndices, tally } from './sampling.ts';
+import { sampleShots } from './statevector/shots.ts';
+import { splitTerminal } from './statevector/simulate.ts';
+import { applyGlobalPhase } from './statevector/state.ts';
+
+export type Method = 'statevector' | 'density_matrix' | 'mps';
+
+export interface RunOptions {
+  method?: Method;
+  shots?: number;
+  /** Same seed, same shots, bit for bit. A random seed is drawn when absent (and reported). */
+  seed?: number;
+  /** Return each shot's bit string. */
+  memory?: boolean;
+  /** Return the final statevector (statevector method, when it is the same for every shot). */
+  statevector?: boolean;
+  /** A backend with calibration, or a noise model. */
+  noise?: Backend | NoiseModel;
+  /** MPS bond-dimension cap (default 256). */
+  maxBond?: number;
+}
+
+export interface RunResult {
+  method: Method;
+  numQubits: number;
+  shots: number;
+  seed: number;
+  counts: Record<string, number>;
+  memory?: string[];
+  statevector?: Float64Array;
+  /** MPS only: the summed discarded weight of every truncation. */
+  truncationError?: number;
+  maxBondReached?: number;
+  executionTimeMs: number;
+}
+
+export function toNoiseModel(noise: Backend | NoiseModel | undefined): NoiseModel | undefined {
+  if (!noise) return undefined;
+  return isNoiseModel(noise) ? noise : noiseFromBackend(noise);
+}
+
+function checkOpts(c: Circuit, shots: number): void {
+  if (!Number.isInteger(shots) || shots < 0) throw new Error(`shots must be a non-negative integer, got ${shots}`);
+  if (shots > 10_000_000) throw new Error(`at most 10000000 shots, got ${shots}`);
+}
+
+/**
+ * Run `circuit` and sample shots.
+ *
+ * @example
+ * run(parseQasm(bellWithMeasure), { shots: 1000, seed: 7 }).counts // { '00': 503, '11': 497 }
+ */
+export function run(circuit: Circuit, opts: RunOptions = {}): RunResult {
+  const t0 = performance.now();
+  const method = opts.method ?? 'statevector';
+  const shots = opts.shots ?? 1024;
+  checkOpts(circuit, shots);
+  const seed = opts.seed ?? randomSeed();
+  const rng = new Rng(seed);
+  const noise = toNoiseModel(opts.noise);
+  let keys: string[];
+  let statevector: Float64Array | undefined;
+  let truncationError: number | undefined;
+  let maxBondReached: number | undefined;
+  if (method === 'statevector') {
+    const r = sampleShots(circuit, shots, rng, noise);
+    keys = r.keys;
+    if (opts.statevector && r.state) {
+      statevector = r.state;
+      applyGlobalPhase(statevector, circuit.globalPhase);
+    }
+  } else if (method === 'density_matrix') {
+    keys = sampleDensity(circuit, shots, rng, noise);
+  } else if (method === 'mps') {
+    if (noise) throw new Error('the mps method has no noise model; use statevector (trajectories) or density_matrix');
+    const r = runMps(circuit, shots, rng, opts.maxBond ?? 256);
+    keys = r.keys;
+    truncationError = r.truncationError;
+    maxBondReached = r.maxBond;
+  } else throw new Error(`unknown method '${method as string}' (expected statevector, density_matrix or mps)`);
+  const result: RunResult = {
+    method,
+    numQubits: circuit.numQubits,
+    shots,
+    seed,
+    counts: tally(keys),
+    executionTimeMs: performance.now() - t0,
+  };
+  if (opts.memory) result.memory = keys;
+  if (statevector) result.statevector = statevector;
+  if (truncationError !== undefined) {
+    result.truncationError = truncationError;
+    result.maxBondReached = maxBondReached;
+  }
+  return result;
+}
+
+/** Exact distribution over classical records (index = Σ bit_b 2^b) for the density-matrix method. */
+export function densityDistribution(c: Circuit, noise?: NoiseModel): Float64Array {
+  if (c.numClbits > 24) throw new Error('the density_matrix method supports at most 24 classical bits');
+  const dist = new Float64Array(2 ** c.numClbits);
+  const split = splitTerminal(c);
+  if (split) {
+    const rho = densityMatrix({ ...c, ops: split.unitary }, noise);
+    const p = diagonalOf(rho, c.numQubits);
+    for (let i = 0; i < p.length; i++) {
+      let k = 0;
+      for (const m of split.measures) {
+        const bit = (i >>> m.qubit) & 1;
+        k = (k & ~(2 ** m.clbit)) + bit * 2 ** m.clbit;
+      }
+      dist[k] += Math.max(0, p[i]!);
+    }
+    const e = noise?.readout_error ?? 0;
+    if (e > 0) {
+      for (const clbit of new Set(split.measures.map((m) => m.clbit))) {
+        const b = 2 ** clbit;
+        for (let i = 0; i < dist.length; i++) {
+          if (i & b) continue;
+          const a = dist[i]!;
+          const d = dist[i + b]!;
+          dist[i] = (1 - e) * a + e * d;
+          dist[i + b] = e * a + (1 - e) * d;
+        }
+      }
+    }
+    return dist;
+  }
+  for (const br of runBranchesDM(c, noise)) {
+    let k = 0;
+    br.bits.forEach((v, b) => {
+      k += v * 2 ** b;
+    });
+    dist[k] += Math.max(0, diagonalOf(br.rho, c.numQubits).reduce((a, x) => a + x, 0));
+  }
+  return dist;
+}
+
+function sampleDensity(c: Circuit, shots: number, rng: Rng, noise?: NoiseModel): string[] {
+  const dist = densityDistribution(c, noise);
+  const idx = sampleIndices(dist, shots, rng);
+  const bits = new Uint8Array(c.numClbits);
+  const keys = new Array<string>(shots);
+  const cache = new Map<number, string>();
+  for (let s = 0; s < shots; s++) {
+    const i = idx[s]!;
+    let k = cache.get(i);
+    if (k === undefined) {
+      for (let b = 0; b < c.numClbits; b++) bits[b] = Math.floor(i / 2 ** b) % 2;
+      k = bitKey(bits);
+      cache.set(i, k);
+    }
+    keys[s] = k;
+  }
+  return keys;
+}

@@ -1,0 +1,94 @@
+/** Seeded random numbers and shot sampling: the same seed gives the same shots, bit for bit. */
+
+/** xoshiro128** seeded through splitmix32; `next()` returns a double in [0, 1). */
+export class Rng {
+  private a: number;
+  private b: number;
+  private c: number;
+  private d: number;
+
+  constructor(seed: number) {
+    let s = seed >>> 0 ^ Math.floor(seed / 2 ** 32) >>> 0;
+    const mix = (): number => {
+      s = (s + 0x9e3779b9) | 0;
+      let z = s;
+      z = Math.imul(z ^ (z >>> 16), 0x85ebca6b);
+      z = Math.imul(z ^ (z >>> 13), 0xc2b2ae35);
+      return (z ^ (z >>> 16)) >>> 0;
+    };
+    this.a = mix();
+    this.b = mix();
+    this.c = mix();
+    this.d = mix();
+  }
+
+  nextU32(): number {
+    const r = Math.imul(rotl(Math.imul(this.b, 5), 7), 9) >>> 0;
+    const t = this.b << 9;
+    this.c ^= this.a;
+    this.d ^= this.b;
+    this.b ^= this.c;
+    this.a ^= this.d;
+    this.c ^= t;
+    this.d = rotl(this.d, 11);
+    return r;
+  }
+
+  /** Uniform in [0, 1) with 53 random bits. */
+  next(): number {
+    return ((this.nextU32() >>> 5) * 67108864 + (this.nextU32() >>> 6)) / 9007199254740992;
+  }
+}
+
+function rotl(x: number, k: number): number {
+  return (x << k) | (x >>> (32 - k));
+}
+
+/** A seed for runs that were given none. */
+export function randomSeed(): number {
+  return Math.floor(Math.random() * 2 ** 32);
+}
+
+/** Probabilities |amp|^2 of a statevector. */
+export function probabilities(st: Float64Array): Float64Array {
+  const p = new Float64Array(st.length >> 1);
+  for (let i = 0; i < p.length; i++) p[i] = st[2 * i]! * st[2 * i]! + st[2 * i + 1]! * st[2 * i + 1]!;
+  return p;
+}
+
+/** Draw `shots` indices from a (not necessarily normalised) distribution by inverse CDF. */
+export function sampleIndices(p: Float64Array, shots: number, rng: Rng): Uint32Array {
+  const cdf = new Float64Array(p.length);
+  let acc = 0;
+  for (let i = 0; i < p.length; i++) {
+    acc += p[i]!;
+    cdf[i] = acc;
+  }
+  const out = new Uint32Array(shots);
+  for (let s = 0; s < shots; s++) {
+    const u = rng.next() * acc;
+    let lo = 0;
+    let hi = p.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (cdf[mid]! > u) hi = mid;
+      else lo = mid + 1;
+    }
+    out[s] = lo;
+  }
+  return out;
+}
+
+/** A counts key: every classical bit, the highest-numbered first (CONTRACT). */
+export function bitKey(bits: Uint8Array | number[]): string {
+  let s = '';
+  for (let i = bits.length - 1; i >= 0; i--) s += bits[i] ? '1' : '0';
+  return s;
+}
+
+/** Tally shot keys into counts, keeping insertion order sorted by key. */
+export function tally(keys: string[]): Record<string, number> {
+  const m = new Map<string, number>();
+  for (const k of keys) m.set(k, (m.get(k) ?? 0) + 1);
+  return Object.fromEntries([...m.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+}

@@ -1,0 +1,228 @@
+/**
+ * Shot sampling on the statevector: once from the final state when every measurement is
+ * terminal; otherwise by branching groups of shots at each mid-circuit measurement (the
+ * state is copied only when a group splits), so the circuit is never redone per shot.
+ * Noisy runs use quantum trajectories (random Pauli and damping jumps per trajectory).
+ */
+import type { Circuit, Condition, Operation } from '../circuit.ts';
+import type { NoiseModel } from '../noise.ts';
+import { dampingParams, gateTimeNs } from '../noise.ts';
+import { Rng, bitKey, probabilities, sampleIndices } from '../sampling.ts';
+import { runFused } from './fusion.ts';
+import { apply1, applyX } from './kernels.ts';
+import { applyOp, zeroState } from './state.ts';
+import { splitTerminal } from './simulate.ts';
+
+export interface ShotResult {
+  /** Shot keys, in shot order. */
+  keys: string[];
+  /** The final state when it is the same for every shot (no mid-circuit collapse, no noise). */
+  state?: Float64Array;
+}
+
+function holds(cond: Condition | undefined, bits: Uint8Array): boolean {
+  if (!cond) return true;
+  let v = 0;
+  for (let j = 0; j < cond.clbits.length; j++) v += bits[cond.clbits[j]!]! * 2 ** j;
+  return v === cond.value;
+}
+
+/** Probability that qubit q reads 1. */
+function probOne(st: Float64Array, q: number): number {
+  let p = 0;
+  const bit = 1 << q;
+  for (let i = 0; i < st.length >> 1; i++) if (i & bit) p += st[2 * i]! * st[2 * i]! + st[2 * i + 1]! * st[2 * i + 1]!;
+  return p;
+}
+
+/** Collapse qubit q onto v and renormalise. */
+function collapse(st: Float64Array, q: number, v: number, pv: number): void {
+  const bit = 1 << q;
+  const norm = 1 / Math.sqrt(pv);
+  for (let i = 0; i < st.length >> 1; i++) {
+    if (((i & bit) !== 0) === (v === 1)) {
+      st[2 * i] *= norm;
+      st[2 * i + 1] *= norm;
+    } else {
+      st[2 * i] = 0;
+      st[2 * i + 1] = 0;
+    }
+  }
+}
+
+function flipReadout(bits: Uint8Array, clbits: Iterable<number>, e: number, rng: Rng): void {
+  if (e <= 0) return;
+  for (const b of clbits) if (rng.next() < e) bits[b] = 1 - bits[b]!;
+}
+
+/** Sample `shots` shots of circuit `c`. */
+export function sampleShots(c: Circuit, shots: number, rng: Rng, noise?: NoiseModel): ShotResult {
+  const split = splitTerminal(c);
+  if (!noise && split) {
+    const st = zeroState(c.numQubits);
+    runFused(st, c.numQubits, split.unitary);
+    const idx = sampleIndices(probabilities(st), shots, rng);
+    const cache = new Map<number, string>();
+    const bits = new Uint8Array(c.numClbits);
+    const keys = new Array<string>(shots);
+    for (let s = 0; s < shots; s++) {
+      const i = idx[s]!;
+      let k = cache.get(i);
+      if (k === undefined) {
+        bits.fill(0);
+        for (const m of split.measures) bits[m.clbit] = (i >>> m.qubit) & 1;
+        k = bitKey(bits);
+        cache.set(i, k);
+      }
+      keys[s] = k;
+    }
+    return { keys, state: st };
+  }
+  if (!noise) {
+    const keys: string[] = [];
+    branch(c, 0, zeroState(c.numQubits), new Uint8Array(c.numClbits), shots, rng, keys);
+    shuffle(keys, rng);
+    return { keys };
+  }
+  return trajectories(c, shots, rng, noise, split !== null);
+}
+
+/** Continue a group of `shots` shots from op `at` with state `st` (owned by this call). */
+function branch(c: Circuit, at: number, st: Float64Array, bits: Uint8Array, shots: number, rng: Rng, out: string[]): void {
+  for (let i = at; i < c.ops.length; i++) {
+    const op = c.ops[i]!;
+    if (op.kind !== 'barrier' && !holds(op.condition, bits)) continue;
+    if (op.kind !== 'measure' && op.kind !== 'reset') {
+      applyOp(st, op);
+      continue;
+    }
+    const q = op.qubit;
+    const p1 = Math.min(1, Math.max(0, probOne(st, q)));
+    let ones = 0;
+    for (let s = 0; s < shots; s++) if (rng.next() < p1) ones++;
+    const groups: Array<[number, number]> = [[0, shots - ones], [1, ones]];
+    const live = groups.filter(([, k]) => k > 0);
+    for (const [v, k] of live) {
+      const s2 = live.length === 1 ? st : Float64Array.from(st);
+      collapse(s2, q, v, v ? p1 : 1 - p1);
+      const b2 = live.length === 1 ? bits : Uint8Array.from(bits);
+      if (op.kind === 'measure') b2[op.clbit] = v;
+      else if (v === 1) applyX(s2, q);
+      branch(c, i + 1, s2, b2, k, rng, out);
+    }
+    return;
+  }
+  const key = bitKey(bits);
+  for (let s = 0; s < shots; s++) out.push(key);
+}
+
+function shuffle(a: string[], rng: Rng): void {
+  for (let i = a.length - 1; i > 0; i--) {
+    const j = Math.floor(rng.next() * (i + 1));
+    const t = a[i]!;
+    a[i] = a[j]!;
+    a[j] = t;
+  }
+}
+
+const PAULIS = [
+  Float64Array.of(0, 0, 1, 0, 1, 0, 0, 0),
+  Float64Array.of(0, 0, 0, -1, 0, 1, 0, 0),
+  Float64Array.of(1, 0, 0, 0, 0, 0, -1, 0),
+];
+
+/** One trajectory's noise after a gate: Pauli errors with the depolarizing weights, then damping jumps. */
+function trajectoryNoise(st: Float64Array, qubits: number[], noise: NoiseModel, rng: Rng): void {
+  if (qubits.length === 1) {
+    // (1-p)ρ + p I/2 = (1 - 3p/4)ρ + p/4 (XρX + YρY + ZρZ)
+    const u = rng.next();
+    if (u < (3 * noise.depol1) / 4) apply1(st, qubits[0]!, PAULIS[Math.floor(u / (noise.depol1 / 4))]!);
+  } else {
+    for (let j = 0; j + 1 < qubits.length; j++) {
+      const u = rng.next();
+      if (u < (15 * noise.depol2) / 16) {
+        const which = 1 + Math.floor(u / (noise.depol2 / 16));
+        const pa = which >> 2;
+        const pb = which & 3;
+        if (pa) apply1(st, qubits[j + 1]!, PAULIS[pa - 1]!);
+        if (pb) apply1(st, qubits[j]!, PAULIS[pb - 1]!);
+      }
+    }
+  }
+  const { gamma, lambda } = dampingParams(noise, gateTimeNs(noise, qubits.length));
+  for (const q of qubits) {
+    if (gamma <= 0 && lambda <= 0) break;
+    const p1 = probOne(st, q);
+    // Amplitude damping: jump |1> -> |0> with probability γ p1, else K0 = diag(1, sqrt(1-γ)).
+    if (gamma > 0) {
+      if (rng.next() < gamma * p1) {
+        collapse(st, q, 1, p1);
+        applyX(st, q);
+      } else {
+        const k0 = Float64Array.of(1, 0, 0, 0, 0, 0, Math.sqrt(1 - gamma), 0);
+        apply1(st, q, k0);
+        normalise(st, 1 - gamma * p1);
+      }
+    }
+    if (lambda > 0) {
+      const p = probOne(st, q);
+      if (rng.next() < lambda * p) collapse(st, q, 1, p);
+      else {
+        apply1(st, q, Float64Array.of(1, 0, 0, 0, 0, 0, Math.sqrt(1 - lambda), 0));
+        normalise(st, 1 - lambda * p);
+      }
+    }
+  }
+}
+
+function normalise(st: Float64Array, normSq: number): void {
+  if (normSq <= 0) return;
+  const f = 1 / Math.sqrt(normSq);
+  for (let i = 0; i < st.length; i++) st[i] *= f;
+}
+
+/**
+ * Noisy sampling by trajectories. With terminal measurements only, each trajectory's final
+ * distribution serves several shots; otherwise every shot is its own trajectory.
+ */
+function trajectories(c: Circuit, shots: number, rng: Rng, noise: NoiseModel, terminal: boolean): ShotResult {
+  const ntraj = terminal ? Math.min(shots, 256) : shots;
+  const keys: string[] = [];
+  for (let t = 0; t < ntraj; t++) {
+    const share = Math.floor(shots / ntraj) + (t < shots % ntraj ? 1 : 0);
+    const st = zeroState(c.numQubits);
+    const bits = new Uint8Array(c.numClbits);
+    const pending: Array<{ qubit: number; clbit: number }> = [];
+    for (const op of c.ops) {
+      if (op.kind === 'barrier') continue;
+      if (!holds(op.condition, bits)) continue;
+      if (op.kind === 'measure' && terminal) {
+        pending.push({ qubit: op.qubit, clbit: op.clbit });
+        continue;
+      }
+      if (op.kind === 'measure' || op.kind === 'reset') {
+        const p1 = probOne(st, op.qubit);
+        const v = rng.next() < p1 ? 1 : 0;
+        collapse(st, op.qubit, v, v ? p1 : 1 - p1);
+        if (op.kind === 'measure') {
+          bits[op.clbit] = v;
+          flipReadout(bits, [op.clbit], noise.readout_error, rng);
+        } else if (v) applyX(st, op.qubit);
+        continue;
+      }
+      applyOp(st, op as Operation);
+      trajectoryNoise(st, op.qubits, noise, rng);
+    }
+    if (terminal) {
+      const idx = sampleIndices(probabilities(st), share, rng);
+      for (let s = 0; s < share; s++) {
+        const b = new Uint8Array(c.numClbits);
+        for (const m of pending) b[m.clbit] = (idx[s]! >>> m.qubit) & 1;
+        flipReadout(b, pending.map((m) => m.clbit), noise.readout_error, rng);
+        keys.push(bitKey(b));
+      }
+    } else keys.push(bitKey(bits));
+  }
+  shuffle(keys, rng);
+  return { keys };
+}

@@ -30,8 +30,66 @@ export interface EquivalenceOptions {
   fallback?: MatrixFallback;
 }
 
-/** The distance |<expected|actual> - 1| (0 when equal, global phase included). */
+interface Terminal {
+  unitary: Circuit;
+  measures: Array<{ qubit: number; clbit: number }>;
+}
+
+/** The circuit without its measurements when every measurement is final on its qubit (else null). */
+export function splitTerminalMeasures(c: Circuit): Terminal | null {
+  const measured = new Set<number>();
+  const measures: Terminal['measures'] = [];
+  const ops: Circuit['ops'] = [];
+  for (const op of c.ops) {
+    if (op.kind === 'reset' || ('condition' in op && op.condition)) return null;
+    if (op.kind === 'measure') {
+      measured.add(op.qubit);
+      measures.push({ qubit: op.qubit, clbit: op.clbit });
+      continue;
+    }
+    if (op.kind !== 'barrier' && op.qubits.some((q) => measured.has(q))) return null;
+    ops.push(op);
+  }
+  return { unitary: { ...c, ops }, measures };
+}
+
+/** Outcome distribution of the measured classical bits. */
+function distribution(state: State, measures: Terminal['measures']): Map<number, number> {
+  const out = new Map<number, number>();
+  for (let i = 0; i < state.length / 2; i++) {
+    const p = state[2 * i] ** 2 + state[2 * i + 1] ** 2;
+    if (p < 1e-15) continue;
+    let key = 0;
+    for (const m of measures) if (i & (1 << m.qubit)) key |= 1 << m.clbit;
+    else key &= ~(1 << m.clbit);
+    out.set(key, (out.get(key) ?? 0) + p);
+  }
+  return out;
+}
+
+/**
+ * The distance between original and optimized: |<expected|actual> - 1| on the unitary parts,
+ * plus the total variation distance of the final measurement outcomes. Throws when a
+ * circuit has mid-circuit measurement, reset or conditions (not checked here).
+ */
 export function equivalenceError(original: Circuit, optimized: Circuit, o: EquivalenceOptions = {}): number {
+  const a = splitTerminalMeasures(original);
+  const b = splitTerminalMeasures(optimized);
+  if (!a || !b) throw new Error('equivalence is checked only for circuits whose measurements are all final');
+  const err = unitaryError(a.unitary, b.unitary, o);
+  if (!a.measures.length && !b.measures.length) return err;
+  const n = original.numQubits;
+  const N = optimized.numQubits;
+  const init = [...Array(n).keys()].map((l) => o.initialLayout?.[l] ?? l);
+  const psi = randomProductState(n, rng(o.seed ?? 1));
+  const da = distribution(run(unroll(a.unitary, o.fallback), psi), a.measures);
+  const db = distribution(run(unroll(b.unitary, o.fallback), place(psi, n, N, init)), b.measures);
+  let tv = 0;
+  for (const k of new Set([...da.keys(), ...db.keys()])) tv += Math.abs((da.get(k) ?? 0) - (db.get(k) ?? 0));
+  return err + tv / 2;
+}
+
+function unitaryError(original: Circuit, optimized: Circuit, o: EquivalenceOptions): number {
   const n = original.numQubits;
   const N = optimized.numQubits;
   const ident = [...Array(n).keys()];

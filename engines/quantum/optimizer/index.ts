@@ -65,7 +65,7 @@ export function optimize(input: Circuit, options: OptimizeOptions = {}): Optimiz
   let allowed: ((c: number, t: number) => boolean) | undefined;
   let qregs = input.qregs;
   if (options.couplingMap) {
-    const cm = couplingFrom(options.couplingMap, input.numQubits);
+    const cm = couplingFrom(options.couplingMap);
     const routed = layoutAndRoute(ir, cm, {
       preserveLayout: options.preserveLayout ?? false,
       iterations: level === 0 ? 0 : level >= 3 ? 3 : 1,

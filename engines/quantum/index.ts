@@ -24,3 +24,5 @@ export type { Backend, Calibration } from './backends.ts';
 export { noiseFromBackend } from './noise.ts';
 export type { NoiseModel } from './noise.ts';
 export { buildMps } from './mps/run.ts';
+export { entropy, hermitianEigenvalues, noisyRunMetrics, MAX_METRICS_QUBITS } from './metrics.ts';
+export type { NoisyMetrics } from './metrics.ts';

@@ -19,6 +19,7 @@ import { registerRestore } from './routes/a-restore.ts';
 import { registerRevocationSet } from './routes/a-revocation.ts';
 import { registerRevoke } from './routes/a-revoke.ts';
 import { registerValidate } from './routes/a-validate.ts';
+import { registerVariantB } from './routes/b-routes.ts';
 import { ValidationResult } from './routes/schemas.ts';
 import { SigningKeys } from './signing-keys.ts';
 
@@ -74,6 +75,7 @@ async function build(ctx: ServiceContext, options: { prefix: string }): Promise<
       registerRestore(s, deps);
       registerRevocationSet(s, deps);
       registerArtifactKeys(s, deps);
+      await registerVariantB(s, deps, options.prefix);
     },
     { prefix: options.prefix },
   );

@@ -1,0 +1,14 @@
+/** What the variant B routes share beyond the licensing deps: the signature secret and the engine probe. */
+import type { LicensingDeps } from '../deps.ts';
+import type { QuantumProbe } from '../keys/probe.ts';
+
+export interface VariantBDeps extends LicensingDeps {
+  /** Key of the quantum signatures' keyed hash (see keys/secret.ts). */
+  secret: Uint8Array;
+  probe: QuantumProbe;
+}
+
+export const apiKeySecurity = [{ apiKeyAuth: [] }];
+export const serviceTokenSecurity = [{ serviceToken: [] }];
+export const TAG_B = 'Variant B: license keys';
+export const TAG_KMS = 'Variant B: KMS';

@@ -1,0 +1,46 @@
+/** Registers every variant B route on the licensing app, after preparing what they share. */
+import type { ServiceApp } from '../../../platform/http/app.ts';
+import type { LicensingDeps } from '../deps.ts';
+import { ensureDefaultKmsKeys } from '../kms/kms.ts';
+import { QuantumProbe } from '../keys/probe.ts';
+import { loadSignatureSecret } from '../keys/secret.ts';
+import type { VariantBDeps } from './b-context.ts';
+import { registerCustomer } from './b-customer.ts';
+import { registerDetail } from './b-detail.ts';
+import { registerGenerate } from './b-generate.ts';
+import { registerHealth } from './b-health.ts';
+import { registerKmsKeys } from './b-kms-keys.ts';
+import { registerKmsSign } from './b-kms-sign.ts';
+import { registerKmsVerify } from './b-kms-verify.ts';
+import { registerList } from './b-list.ts';
+import { registerPlans } from './b-plans.ts';
+import { registerRevocations } from './b-revocations.ts';
+import { registerRevoke } from './b-revoke.ts';
+import { registerRoot } from './b-root.ts';
+import { registerStats } from './b-stats.ts';
+import { registerValidate } from './b-validate.ts';
+import { LicenseDetail, LicenseListItem } from './b-views.ts';
+
+export async function registerVariantB(app: ServiceApp, deps: LicensingDeps, prefix: string): Promise<void> {
+  await ensureDefaultKmsKeys(deps.keys);
+  const probe = new QuantumProbe();
+  // Probe once at start so the first /health answers from a real run.
+  await probe.available();
+  const b: VariantBDeps = { ...deps, secret: await loadSignatureSecret(deps.ctx.db), probe };
+  app.addSchema(LicenseListItem);
+  app.addSchema(LicenseDetail);
+  registerRoot(app, prefix);
+  registerHealth(app, b);
+  registerPlans(app);
+  registerGenerate(app, b);
+  registerValidate(app, b);
+  registerList(app, b);
+  registerDetail(app, b);
+  registerRevoke(app, b);
+  registerRevocations(app, b);
+  registerStats(app, b);
+  registerCustomer(app, b);
+  registerKmsSign(app, b);
+  registerKmsVerify(app, b);
+  registerKmsKeys(app, b);
+}

@@ -1,0 +1,68 @@
+/**
+ * POST /api/v1/licenses/validate — checks a key against its end customer by re-deriving the
+ * quantum signature (a fresh simulator run) and comparing in constant time. A license that
+ * is not valid is still a 200 with `valid: false` and the reason in `message`.
+ */
+import { Type } from 'typebox';
+import { identityOf } from '../../../platform/http/auth.ts';
+import type { ServiceApp } from '../../../platform/http/app.ts';
+import { verifyQuantumSignature } from '../../../engines/crypto/quantum-signature.ts';
+import { DetailError } from '../errors.ts';
+import { normalizeLicenseKey } from '../keys/format.ts';
+import { findLicense, signedFields, statusOf } from '../keys/store.ts';
+import { TAG_B, apiKeySecurity, type VariantBDeps } from './b-context.ts';
+
+export const VALIDATE_MESSAGES = {
+  valid: 'License valid',
+  notFound: 'License not found or does not match end-customer ID',
+  expired: 'License expired',
+  mismatch: 'Quantum signature mismatch',
+  revoked: 'License revoked',
+} as const;
+
+const Body = Type.Object({
+  license_key: Type.String({ minLength: 1, maxLength: 128 }),
+  end_customer_id: Type.String({ minLength: 1, maxLength: 256 }),
+});
+
+const Result = Type.Object({
+  valid: Type.Boolean(),
+  end_customer_id: Type.String(),
+  quantum_verified: Type.Boolean(),
+  message: Type.String(),
+});
+
+export function registerValidate(app: ServiceApp, deps: VariantBDeps): void {
+  app.post(
+    '/api/v1/licenses/validate',
+    {
+      preValidation: deps.apiKeyAuth,
+      schema: {
+        tags: [TAG_B],
+        summary: 'Validate a license key for an end customer',
+        security: apiKeySecurity,
+        body: Body,
+        response: { 200: Result, '4xx': DetailError },
+      },
+    },
+    async (req) => {
+      const { end_customer_id } = req.body;
+      const answer = (valid: boolean, quantumVerified: boolean, message: string) => ({
+        valid,
+        end_customer_id,
+        quantum_verified: quantumVerified,
+        message,
+      });
+      const key = normalizeLicenseKey(req.body.license_key);
+      const row = key ? await findLicense(deps.ctx.db, identityOf(req).accountId, key) : null;
+      if (!row || row.end_customer_id !== end_customer_id) return answer(false, false, VALIDATE_MESSAGES.notFound);
+
+      const check = await verifyQuantumSignature(deps.secret, signedFields(row), row.quantum_signature);
+      if (!check.valid) return answer(false, false, VALIDATE_MESSAGES.mismatch);
+      const status = statusOf(row, deps.ctx.now());
+      if (status === 'revoked') return answer(false, true, VALIDATE_MESSAGES.revoked);
+      if (status === 'expired') return answer(false, true, VALIDATE_MESSAGES.expired);
+      return answer(true, true, VALIDATE_MESSAGES.valid);
+    },
+  );
+}

@@ -23,10 +23,21 @@ function cx(b: Builder, c: number, t: number): void {
   b.ops.push({ k: 'cx', c, t });
 }
 
-/** CCZ on (a, b, c) with 6 CX and 7 T/T-dagger, no global phase. */
+let groupId = 0;
+
+/**
+ * CCZ on (a, b, c) with 6 CX and 7 T/T-dagger, no global phase. Its gates share a group id:
+ * CCZ is its own inverse, so flipping every T of the group is another exact decomposition.
+ */
 function ccz(b: Builder, a: number, bb: number, c: number): void {
+  const start = b.ops.length;
   cx(b, bb, c); u(b, c, TDG); cx(b, a, c); u(b, c, T); cx(b, bb, c); u(b, c, TDG); cx(b, a, c);
   u(b, bb, T); u(b, c, T); cx(b, a, bb); u(b, a, T); u(b, bb, TDG); cx(b, a, bb);
+  const grp = ++groupId;
+  for (let i = start; i < b.ops.length; i++) {
+    const op = b.ops[i];
+    if (op.k === 'u' || op.k === 'cx') op.grp = grp;
+  }
 }
 
 /** A square root of a 2x2 unitary: (U + sqrt(det) I) / sqrt(tr U + 2 sqrt(det)). */

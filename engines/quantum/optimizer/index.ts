@@ -13,6 +13,7 @@ import { allowsCx, couplingFrom } from './coupling.ts';
 import { resynthesize2q, synthesizeUnitaries } from './blocks.ts';
 import { layoutAndRoute } from './layout.ts';
 import { metrics, type Metrics } from './metrics.ts';
+import { choosePolarities } from './polarity.ts';
 import { simplify } from './simplify.ts';
 import { unroll, type MatrixFallback } from './unroll.ts';
 
@@ -53,6 +54,7 @@ export function optimize(input: Circuit, options: OptimizeOptions = {}): Optimiz
   const cost1q = (m: Mat): number => synth1q(m, basis.oneQ).gates.length;
   let ir = unroll(input, options.matrixFallback);
   synthesizeUnitaries(ir);
+  if (level >= 2) choosePolarities(ir);
   simplify(ir, level);
   if (level >= 3) {
     resynthesize2q(ir, cost1q);

@@ -8,6 +8,8 @@ export interface U1 {
   q: number;
   m: Mat;
   cond?: Condition;
+  /** Id of the CCZ decomposition this gate comes from (its T polarity may be flipped as a whole). */
+  grp?: number;
 }
 
 /** CX with control c and target t. */
@@ -16,6 +18,7 @@ export interface Cx {
   c: number;
   t: number;
   cond?: Condition;
+  grp?: number;
 }
 
 /** A two-qubit unitary (qubits[0] least significant), left for KAK synthesis. */

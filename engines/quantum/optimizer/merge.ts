@@ -32,7 +32,7 @@ function xor(a: number[], b: number[]): number[] {
 const FOUR_PI = 4 * Math.PI;
 
 /** Merges Z rotations on equal parities; returns whether the gate count dropped. */
-export function mergeRotations(ir: Ir): boolean {
+export function mergeRotations(ir: Ir, placeLast = false): boolean {
   const val: Parity[] = Array.from({ length: ir.n }, (_, q) => ({ vars: [q], neg: false }));
   let nextVar = ir.n;
   const terms = new Map<string, { index: number; sign: number; angle: number }>();
@@ -49,8 +49,14 @@ export function mergeRotations(ir: Ir): boolean {
       const prior = terms.get(key);
       if (prior) {
         prior.angle += sign * prior.sign * theta;
-        ops[i] = null;
         removed++;
+        if (placeLast) {
+          // Keep the term at its latest position instead (angle re-expressed in its sign).
+          ops[prior.index] = null;
+          prior.index = i;
+          prior.angle *= prior.sign * sign;
+          prior.sign = sign;
+        } else ops[i] = null;
       } else {
         terms.set(key, { index: i, sign, angle: theta });
       }

@@ -8,7 +8,7 @@ export function simplify(ir: Ir, level: number): void {
   if (level < 1) return;
   for (let round = 0; round < 20; round++) {
     let changed = cancelPass(ir, level >= 2);
-    if (level >= 2) changed = mergeRotations(ir) || changed;
+    if (level >= 2) changed = mergeRotations(ir, round % 2 === 1) || changed;
     if (!changed) break;
   }
 }

@@ -117,7 +117,7 @@ class Parser {
     if (word === 'OPENQASM') throw errorAt(t, 'the OPENQASM version must be the first statement');
     if (word === 'pragma') throw errorAt(t, 'pragmas are not supported');
     const unsupported = UNSUPPORTED[word];
-    if (unsupported && !this.is('(', 1)) throw errorAt(t, `${unsupported} are not supported`);
+    if (unsupported) throw errorAt(t, `${unsupported} are not supported`);
     switch (word) {
       case 'include': {
         this.next();

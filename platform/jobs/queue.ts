@@ -57,7 +57,6 @@ export class JobQueue {
       },
       schema: options.schema ?? 'pgboss',
       maintenanceIntervalSeconds: options.maintenanceIntervalSeconds ?? 30,
-      monitorStateIntervalSeconds: undefined,
     } as unknown as PgBoss.ConstructorOptions);
     boss.on('error', (err: Error) => process.emitWarning(`job queue: ${err.message}`));
     await boss.start();

@@ -1,0 +1,99 @@
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { openStore, type Store } from '../storage/store.ts';
+import { JobQueue } from './queue.ts';
+
+const fixture = fileURLToPath(new URL('./worker-fixture.ts', import.meta.url));
+
+async function until<T>(what: string, probe: () => Promise<T | null | undefined>, timeoutMs = 60_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+describe('the durable job queue', () => {
+  let dir: string;
+  let store: Store;
+  let queue: JobQueue;
+  const schema = `jobs_${randomBytes(4).toString('hex')}`;
+
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'lattice-jobs-'));
+    store = await openStore({ dataDir: dir, databaseUrl: process.env.DATABASE_URL || undefined, serveSocket: true });
+    queue = await JobQueue.start(store.db, { schema, maintenanceIntervalSeconds: 1, pollingIntervalSeconds: 0.5 });
+  });
+  after(async () => {
+    await queue.stop(5_000);
+    if (process.env.DATABASE_URL) await store.db.exec(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+    await store.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  test('each job runs exactly once and its result is kept', async () => {
+    await queue.define('test.once', { retryLimit: 2, expireInSeconds: 30 });
+    const seen: number[] = [];
+    await queue.work<{ n: number }>('test.once', async (job) => {
+      seen.push(job.data.n);
+    });
+    const ids = await Promise.all([1, 2, 3, 4, 5].map((n) => queue.send('test.once', { n })));
+    await until('five jobs', async () => seen.length >= 5 || null);
+    await until('completion', async () => {
+      const states = await Promise.all(ids.map((id) => queue.state('test.once', id!)));
+      return states.every((s) => s?.state === 'completed') || null;
+    });
+    assert.deepEqual([...seen].sort(), [1, 2, 3, 4, 5]);
+  });
+
+  test('a failing job is retried up to its limit, then marked failed', async () => {
+    await queue.define('test.fail', { retryLimit: 2, retryDelay: 0, retryBackoff: false, expireInSeconds: 30 });
+    let attempts = 0;
+    await queue.work('test.fail', async () => {
+      attempts++;
+      throw new Error('boom');
+    });
+    const id = await queue.send('test.fail', {});
+    const final = await until('failure', async () => {
+      const s = await queue.state('test.fail', id!);
+      return s?.state === 'failed' ? s : null;
+    });
+    assert.equal(attempts, 3);
+    assert.equal(final.retryCount, 2);
+  });
+
+  test('a job in flight when its worker process dies is retried, not lost', async () => {
+    await queue.define('test.hold', { retryLimit: 3, retryDelay: 0, retryBackoff: false, expireInSeconds: 2 });
+    const id = await queue.send('test.hold', { n: 42 });
+    const child = spawn(process.execPath, ['--import', 'tsx', fixture], {
+      env: { ...process.env, FIXTURE_DATA_DIR: dir, FIXTURE_SCHEMA: schema },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    try {
+      await until('the child to take the job', async () => output.includes(`taken ${id}`) || null, 90_000);
+      assert.equal((await queue.state('test.hold', id!))?.state, 'active');
+    } finally {
+      child.kill('SIGKILL');
+    }
+    const redone: string[] = [];
+    await queue.work<{ n: number }>('test.hold', async (job) => {
+      redone.push(job.id);
+    });
+    const final = await until('the retried job to complete', async () => {
+      const s = await queue.state('test.hold', id!);
+      return s?.state === 'completed' ? s : null;
+    });
+    assert.deepEqual(redone, [id]);
+    assert.ok(final.retryCount >= 1);
+  });
+});

@@ -19,7 +19,6 @@ import { registerRevoke } from './b-revoke.ts';
 import { registerRoot } from './b-root.ts';
 import { registerStats } from './b-stats.ts';
 import { registerValidate } from './b-validate.ts';
-import { LicenseDetail, LicenseListItem } from './b-views.ts';
 
 export async function registerVariantB(app: ServiceApp, deps: LicensingDeps, prefix: string): Promise<void> {
   await ensureDefaultKmsKeys(deps.keys);
@@ -27,8 +26,6 @@ export async function registerVariantB(app: ServiceApp, deps: LicensingDeps, pre
   // Probe once at start so the first /health answers from a real run.
   await probe.available();
   const b: VariantBDeps = { ...deps, secret: await loadSignatureSecret(deps.ctx.db), probe };
-  app.addSchema(LicenseListItem);
-  app.addSchema(LicenseDetail);
   registerRoot(app, prefix);
   registerHealth(app, b);
   registerPlans(app);

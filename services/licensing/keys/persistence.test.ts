@@ -1,0 +1,67 @@
+/**
+ * Restarting loses nothing of variant B: keys, licenses, revocations, usage counters, the
+ * quantum-signature secret (old licenses still validate) and the KMS keys. The embedded
+ * store is opened in a temporary data dir, closed, and opened again.
+ */
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, test } from 'node:test';
+import { createAccount, setPlan } from '../../../platform/identity/accounts.ts';
+import { createKey } from '../../../platform/identity/keys.ts';
+import { allMigrations } from '../../../platform/server.ts';
+import { openStore } from '../../../platform/storage/store.ts';
+import { call } from '../../../platform/testing/harness.ts';
+import { licensingService } from '../service.ts';
+
+const dataDir = mkdtempSync(join(tmpdir(), 'lattice-b-restart-'));
+after(() => rmSync(dataDir, { recursive: true, force: true }));
+
+async function boot() {
+  const store = await openStore({ dataDir, migrations: allMigrations([licensingService]) });
+  const app = await licensingService.build({ db: store.db, dataDir, now: () => new Date() }, { prefix: '' });
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const address = app.server.address();
+  const url = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+  return {
+    store,
+    url,
+    async stop() {
+      await app.close();
+      await store.close();
+    },
+  };
+}
+
+test('keys, licenses, revocations, counters, the signature secret and KMS keys survive a restart', async () => {
+  const first = await boot();
+  const account = await createAccount(first.store.db, { email: 'restart@example.test', name: 'Restart' });
+  await setPlan(first.store.db, account.id, 'licensing', 'Startup');
+  const { key } = await createKey(first.store.db, { accountId: account.id, service: 'licensing', prefix: 'lic' });
+  const as = (base: string, path: string, body?: unknown) => call(`${base}${path}`, { body, headers: { 'x-api-key': key } });
+  const kept = await as(first.url, '/api/v1/licenses/generate', { end_customer_id: 'keep', features: ['a'] });
+  const gone = await as(first.url, '/api/v1/licenses/generate', { end_customer_id: 'gone' });
+  await as(first.url, `/api/v1/licenses/${gone.body.license_key}/revoke`, { reason: 'fraud' });
+  const kmsBefore = (await call(`${first.url}/api/v1/kms/keys`)).body.keys;
+  await first.stop();
+
+  const second = await boot();
+  try {
+    const list = await as(second.url, '/api/v1/licenses');
+    assert.equal(list.status, 200, 'the API key still authenticates');
+    assert.deepEqual(
+      list.body.licenses.map((l: { license_key: string; status: string }) => [l.license_key, l.status]),
+      [[gone.body.license_key, 'revoked'], [kept.body.license_key, 'active']],
+    );
+    const validate = await as(second.url, '/api/v1/licenses/validate', { license_key: kept.body.license_key, end_customer_id: 'keep' });
+    assert.deepEqual(validate.body, { valid: true, end_customer_id: 'keep', quantum_verified: true, message: 'License valid' });
+    assert.deepEqual((await as(second.url, '/api/v1/revocations')).body.revoked_ids, [gone.body.license_key]);
+    assert.equal((await as(second.url, '/api/v1/stats')).body.licenses_generated_month, 2);
+    assert.deepEqual((await call(`${second.url}/api/v1/kms/keys`)).body.keys, kmsBefore);
+    const again = await as(second.url, `/api/v1/licenses/${gone.body.license_key}/revoke`, {});
+    assert.equal(again.status, 400, 'a revocation stays final across restarts');
+  } finally {
+    await second.stop();
+  }
+});

@@ -50,3 +50,25 @@ test('gnss solve with a navigation file as --obs fails with a clear message', as
   await assert.rejects(run(['solve', '--obs', `${rinex}07590920.05n`, '--nav', `${rinex}07590920.05n`]), /not a RINEX observation file/);
   await assert.rejects(run(['solve', '--obs', `${rinex}missing.05o`, '--nav', `${rinex}07590920.05n`]), /cannot read .*missing\.05o: ENOENT/);
 });
+
+const gpsd = fileURLToPath(new URL('../../../shared/fixtures/gnss/gpsd/', import.meta.url));
+
+test('gnss replay --json runs a UBX log through the engine and lists the rejected final frame', async () => {
+  const out = JSON.parse(await run(['replay', `${gpsd}ublox-neo-m8t.log`, '--json'])) as {
+    format: string;
+    epochs: { fix: boolean; latitude?: number }[];
+    summary: { fixes: number };
+    errors: string[];
+  };
+  assert.equal(out.format, 'ubx');
+  assert.equal(out.summary.fixes, 39);
+  assert.ok(Math.abs(out.epochs[0].latitude! - 44.0688096) < 1e-6);
+  assert.equal(out.errors.length, 1);
+  assert.match(out.errors[0], /UBX_CORRUPT: .*cut short/);
+});
+
+test('gnss replay prints NMEA epochs with their signal power check', async () => {
+  const out = await run(['replay', `${gpsd}ublox-zed-f9p-nmea.log`]);
+  assert.match(out, /2019-04-12T00:39:56\.000Z +-45\.87756717 170\.50011133/);
+  assert.match(out, /nmea: 29 epochs, 29 with a fix, 0 rejected/);
+});

@@ -109,8 +109,7 @@ function emitRuns(ops: Out[], basis: Basis, fuse: boolean): { ops: Operation[]; 
     const run = pending.get(q);
     if (!run || run.length === 0) return;
     pending.delete(q);
-    const cond = run[0].cond;
-    if (!fuse || cond) {
+    if (!fuse || run[0].cond) {
       for (const u of run) {
         const s = synth1q(u.m, basis.oneQ);
         for (const g of s.gates) result.push(gateOp(g.name, [q], g.params, u.cond));
@@ -140,13 +139,18 @@ function emitRuns(ops: Out[], basis: Basis, fuse: boolean): { ops: Operation[]; 
     }
   };
   for (const op of ops) {
-    if (op.k === 'u') {
+    if (op.k === 'u' && !op.cond) {
       const run = pending.get(op.q) ?? [];
-      // Conditioned gates never fuse with unconditioned ones (or with other conditions).
-      if (run.length && (run[0].cond || op.cond)) flush(op.q);
-      const r = pending.get(op.q) ?? [];
-      r.push(op);
-      pending.set(op.q, r);
+      run.push(op);
+      pending.set(op.q, run);
+      continue;
+    }
+    if (op.k === 'u') {
+      // Conditioned gates are written at once: they must stay between the measurements that
+      // set their bits and those that follow.
+      flush(op.q);
+      pending.set(op.q, [op]);
+      flush(op.q);
       continue;
     }
     const qs = op.k === 'g2' ? op.q : op.qs;

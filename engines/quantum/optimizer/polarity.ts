@@ -25,44 +25,68 @@ const isZeroMod2Pi = (x: number): boolean => {
   return r < 1e-9 || TWO_PI - r < 1e-9;
 };
 
+/**
+ * Every term's parity key is global (path variables are never reused), and equal keys merge
+ * wherever they occur, so the choice is a small optimisation over per-key angle sums: a
+ * greedy pass in program order, then flips of single groups while the count of non-zero
+ * sums (rotations left) drops.
+ */
 export function choosePolarities(ir: Ir): void {
   const val: Parity[] = Array.from({ length: ir.n }, (_, q) => ({ vars: [q], neg: false }));
   let nextVar = ir.n;
-  const acc = new Map<string, number>();
-  const decided = new Set<number>();
-  const step = (v: Parity[], op: IrOp, record: ((key: string, theta: number) => void) | null): void => {
-    if (op.k === 'u' && isFree(op) && isDiagonal(op.m)) {
-      const [theta] = diagAngles(op.m);
-      record?.(v[op.q].vars.join(','), v[op.q].neg ? -theta : theta);
-    } else if (op.k === 'u' && isFree(op) && isXLike(op.m)) v[op.q] = { vars: v[op.q].vars, neg: !v[op.q].neg };
-    else if (op.k === 'cx' && isFree(op)) v[op.t] = { vars: xor(v[op.t].vars, v[op.c].vars), neg: v[op.t].neg !== v[op.c].neg };
-    else for (const q of qubitsOf(op)) v[q] = { vars: [nextVar++], neg: false };
-  };
   const ops = ir.ops;
+  const sum = new Map<string, number>();
+  const groups = new Map<number, { terms: Array<[string, number]>; members: number[]; sign: number }>();
   for (let i = 0; i < ops.length; i++) {
     const op = ops[i];
     const grp = op.k === 'u' || op.k === 'cx' ? op.grp : undefined;
-    if (grp !== undefined && !decided.has(grp)) {
-      decided.add(grp);
-      // Look ahead over the group's (contiguous) gates to learn its terms.
-      const trial = val.map((p) => ({ ...p }));
-      const terms: Array<[string, number]> = [];
-      const members: number[] = [];
-      for (let j = i; j < ops.length; j++) {
-        const o = ops[j];
-        if ((o.k !== 'u' && o.k !== 'cx') || o.grp !== grp) break;
-        members.push(j);
-        step(trial, o, (key, theta) => terms.push([key, theta]));
-      }
-      const zeros = (s: number): number => terms.filter(([key, theta]) => isZeroMod2Pi((acc.get(key) ?? 0) + s * theta)).length;
-      if (zeros(-1) > zeros(1)) {
-        for (const j of members) {
-          const o = ops[j];
-          if (o.k === 'u' && isDiagonal(o.m)) ops[j] = { ...o, m: phase(-diagAngles(o.m)[0]) };
-        }
-      }
+    if (op.k === 'u' && isFree(op) && isDiagonal(op.m)) {
+      const [theta] = diagAngles(op.m);
+      const key = val[op.q].vars.join(',');
+      const t = val[op.q].neg ? -theta : theta;
+      if (grp !== undefined) {
+        const g = groups.get(grp) ?? { terms: [], members: [], sign: 1 };
+        g.terms.push([key, t]);
+        g.members.push(i);
+        groups.set(grp, g);
+      } else sum.set(key, (sum.get(key) ?? 0) + t);
+    } else if (op.k === 'u' && isFree(op) && isXLike(op.m)) val[op.q] = { vars: val[op.q].vars, neg: !val[op.q].neg };
+    else if (op.k === 'cx' && isFree(op)) val[op.t] = { vars: xor(val[op.t].vars, val[op.c].vars), neg: val[op.t].neg !== val[op.c].neg };
+    else for (const q of qubitsOf(op)) val[q] = { vars: [nextVar++], neg: false };
+  }
+  const gain = (g: { terms: Array<[string, number]> }, s: number): number =>
+    g.terms.filter(([key, t]) => isZeroMod2Pi((sum.get(key) ?? 0) + s * t)).length;
+  const apply = (g: { terms: Array<[string, number]> }, s: number): void => {
+    for (const [key, t] of g.terms) sum.set(key, (sum.get(key) ?? 0) + s * t);
+  };
+  // Greedy in program order (map order is insertion order).
+  for (const g of groups.values()) {
+    g.sign = gain(g, -1) > gain(g, 1) ? -1 : 1;
+    apply(g, g.sign);
+  }
+  const nonZero = (keys: Iterable<string>): number => {
+    let k = 0;
+    for (const key of keys) if (!isZeroMod2Pi(sum.get(key) ?? 0)) k++;
+    return k;
+  };
+  for (let sweep = 0; sweep < 10; sweep++) {
+    let improved = false;
+    for (const g of groups.values()) {
+      const keys = new Set(g.terms.map(([key]) => key));
+      const before = nonZero(keys);
+      apply(g, -2 * g.sign);
+      if (nonZero(keys) < before) {
+        g.sign = -g.sign;
+        improved = true;
+      } else apply(g, 2 * g.sign);
     }
-    const cur = ops[i];
-    step(val, cur, (key, theta) => acc.set(key, (acc.get(key) ?? 0) + theta));
+    if (!improved) break;
+  }
+  for (const g of groups.values()) {
+    if (g.sign > 0) continue;
+    for (const j of g.members) {
+      const o = ops[j];
+      if (o.k === 'u') ops[j] = { ...o, m: phase(-diagAngles(o.m)[0]) };
+    }
   }
 }

@@ -21,18 +21,25 @@ export type RoutedOp = { k: 'op'; index: number; phys: number[] } | { k: 'swap';
  * Routes `ops` (on logical qubits 0..n-1) from the initial layout `init` (logical -> physical,
  * all N physical qubits included: positions n.. hold idle ancillas).
  */
+/** Classical bits an operation reads or writes, as wire ids below -1. */
+function clbitWires(op: IrOp): number[] {
+  const bits = op.k === 'op' ? [...(op.op.kind === 'measure' ? [op.op.clbit] : []), ...(op.op.kind !== 'barrier' ? (op.op.condition?.clbits ?? []) : [])] : (op.cond?.clbits ?? []);
+  return bits.map((b) => -2 - b);
+}
+
 export function route(ops: IrOp[], init: number[], cm: Coupling, rand: () => number, emit = true): Routed {
   const N = cm.size;
   const l2p = init.slice();
   const p2l = new Array<number>(N);
   l2p.forEach((p, l) => (p2l[p] = l));
   const qs = ops.map(qubitsOf);
-  // DAG on wires: next[i] lists the successor of op i on each of its qubits.
+  // DAG on wires: next[i] lists the successor of op i on each of its qubits and classical
+  // bits (a conditioned gate must follow the measurement that sets its bits).
   const last = new Map<number, number>();
   const preds = new Int32Array(ops.length);
   const next: number[][] = ops.map(() => []);
   qs.forEach((list, i) => {
-    for (const q of list) {
+    for (const q of [...list, ...clbitWires(ops[i])]) {
       const p = last.get(q);
       if (p !== undefined) {
         next[p].push(i);

@@ -2,7 +2,9 @@
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { getBackend } from '../../engines/quantum/backends.ts';
-import { gateMatrix, parseQasm, toQasm } from '../../engines/quantum/index.ts';
+import { gateMatrix } from '../../engines/quantum/gates.ts';
+import { toQasm } from '../../engines/quantum/qasm/emit.ts';
+import { parseQasm } from '../../engines/quantum/qasm/index.ts';
 import { optimize } from '../../engines/quantum/optimizer/index.ts';
 
 interface Options {

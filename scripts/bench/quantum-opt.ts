@@ -7,7 +7,8 @@
  */
 import { readFileSync, readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { gateMatrix, parseQasm } from '../../engines/quantum/index.ts';
+import { gateMatrix } from '../../engines/quantum/gates.ts';
+import { parseQasm } from '../../engines/quantum/qasm/index.ts';
 import type { Circuit } from '../../engines/quantum/circuit.ts';
 import { equivalenceError, splitTerminalMeasures } from '../../engines/quantum/optimizer/equivalence.ts';
 import { counts, optimize } from '../../engines/quantum/optimizer/index.ts';

@@ -28,6 +28,8 @@ export interface EquivalenceOptions {
   qubitMapping?: Record<number, number>;
   seed?: number;
   fallback?: MatrixFallback;
+  /** Compare up to a global phase (OpenQASM 2 text cannot carry one). */
+  ignoreGlobalPhase?: boolean;
 }
 
 interface Terminal {
@@ -100,5 +102,5 @@ function unitaryError(original: Circuit, optimized: Circuit, o: EquivalenceOptio
   const expected = place(run(ref, psi), n, N, fin);
   const actual = run(unroll(optimized, o.fallback), place(psi, n, N, init));
   const [re, im] = inner(expected, actual);
-  return Math.hypot(re - 1, im);
+  return o.ignoreGlobalPhase ? Math.abs(Math.hypot(re, im) - 1) : Math.hypot(re - 1, im);
 }

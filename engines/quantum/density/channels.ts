@@ -3,7 +3,7 @@
  * index c + r·2^n (column bits low, row bits high), so U ρ U† is U on the row qubits (q + n)
  * and conj(U) on the column qubits (q), and a channel is its superoperator on both.
  */
-import { apply1, apply2, applyK } from '../statevector/kernels.ts';
+import { applyMatrix } from '../statevector/direct.ts';
 
 export function conj(m: Float64Array): Float64Array {
   const o = Float64Array.from(m);
@@ -12,9 +12,7 @@ export function conj(m: Float64Array): Float64Array {
 }
 
 function applyOn(rho: Float64Array, qubits: number[], m: Float64Array): void {
-  if (qubits.length === 1) apply1(rho, qubits[0]!, m);
-  else if (qubits.length === 2) apply2(rho, qubits[0]!, qubits[1]!, m);
-  else applyK(rho, qubits, m);
+  applyMatrix(rho, qubits, m);
 }
 
 /** ρ → U ρ U† for a k-qubit matrix U on `qubits`. */

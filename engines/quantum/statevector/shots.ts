@@ -8,8 +8,9 @@ import type { Circuit, Condition, Operation } from '../circuit.ts';
 import type { NoiseModel } from '../noise.ts';
 import { dampingParams, gateTimeNs } from '../noise.ts';
 import { Rng, bitKey, probabilities, sampleIndices } from '../sampling.ts';
-import { runFused } from './fusion.ts';
-import { apply1, applyX } from './kernels.ts';
+import { applyMatrix, applyPauliX } from './direct.ts';
+import { compile } from './fusion.ts';
+import { runSteps } from './parallel.ts';
 import { applyOp, zeroState } from './state.ts';
 import { splitTerminal } from './simulate.ts';
 
@@ -60,7 +61,7 @@ export function sampleShots(c: Circuit, shots: number, rng: Rng, noise?: NoiseMo
   const split = splitTerminal(c);
   if (!noise && split) {
     const st = zeroState(c.numQubits);
-    runFused(st, c.numQubits, split.unitary);
+    runSteps(st, c.numQubits, compile(split.unitary));
     const idx = sampleIndices(probabilities(st), shots, rng);
     const cache = new Map<number, string>();
     const bits = new Uint8Array(c.numClbits);
@@ -107,7 +108,7 @@ function branch(c: Circuit, at: number, st: Float64Array, bits: Uint8Array, shot
       collapse(s2, q, v, v ? p1 : 1 - p1);
       const b2 = live.length === 1 ? bits : Uint8Array.from(bits);
       if (op.kind === 'measure') b2[op.clbit] = v;
-      else if (v === 1) applyX(s2, q);
+      else if (v === 1) applyPauliX(s2, q);
       branch(c, i + 1, s2, b2, k, rng, out);
     }
     return;
@@ -136,7 +137,7 @@ function trajectoryNoise(st: Float64Array, qubits: number[], noise: NoiseModel, 
   if (qubits.length === 1) {
     // (1-p)ρ + p I/2 = (1 - 3p/4)ρ + p/4 (XρX + YρY + ZρZ)
     const u = rng.next();
-    if (u < (3 * noise.depol1) / 4) apply1(st, qubits[0]!, PAULIS[Math.floor(u / (noise.depol1 / 4))]!);
+    if (u < (3 * noise.depol1) / 4) applyMatrix(st, [qubits[0]!], PAULIS[Math.floor(u / (noise.depol1 / 4))]!);
   } else {
     for (let j = 0; j + 1 < qubits.length; j++) {
       const u = rng.next();
@@ -144,8 +145,8 @@ function trajectoryNoise(st: Float64Array, qubits: number[], noise: NoiseModel, 
         const which = 1 + Math.floor(u / (noise.depol2 / 16));
         const pa = which >> 2;
         const pb = which & 3;
-        if (pa) apply1(st, qubits[j + 1]!, PAULIS[pa - 1]!);
-        if (pb) apply1(st, qubits[j]!, PAULIS[pb - 1]!);
+        if (pa) applyMatrix(st, [qubits[j + 1]!], PAULIS[pa - 1]!);
+        if (pb) applyMatrix(st, [qubits[j]!], PAULIS[pb - 1]!);
       }
     }
   }
@@ -157,10 +158,10 @@ function trajectoryNoise(st: Float64Array, qubits: number[], noise: NoiseModel, 
     if (gamma > 0) {
       if (rng.next() < gamma * p1) {
         collapse(st, q, 1, p1);
-        applyX(st, q);
+        applyPauliX(st, q);
       } else {
         const k0 = Float64Array.of(1, 0, 0, 0, 0, 0, Math.sqrt(1 - gamma), 0);
-        apply1(st, q, k0);
+        applyMatrix(st, [q], k0);
         normalise(st, 1 - gamma * p1);
       }
     }
@@ -168,7 +169,7 @@ function trajectoryNoise(st: Float64Array, qubits: number[], noise: NoiseModel, 
       const p = probOne(st, q);
       if (rng.next() < lambda * p) collapse(st, q, 1, p);
       else {
-        apply1(st, q, Float64Array.of(1, 0, 0, 0, 0, 0, Math.sqrt(1 - lambda), 0));
+        applyMatrix(st, [q], Float64Array.of(1, 0, 0, 0, 0, 0, Math.sqrt(1 - lambda), 0));
         normalise(st, 1 - lambda * p);
       }
     }
@@ -207,7 +208,7 @@ function trajectories(c: Circuit, shots: number, rng: Rng, noise: NoiseModel, te
         if (op.kind === 'measure') {
           bits[op.clbit] = v;
           flipReadout(bits, [op.clbit], noise.readout_error, rng);
-        } else if (v) applyX(st, op.qubit);
+        } else if (v) applyPauliX(st, op.qubit);
         continue;
       }
       applyOp(st, op as Operation);

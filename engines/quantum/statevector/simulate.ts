@@ -1,6 +1,7 @@
 /** The final statevector of a circuit with no mid-circuit measurement, reset or classical condition. */
 import type { Circuit, Operation } from '../circuit.ts';
-import { runFused } from './fusion.ts';
+import { compile } from './fusion.ts';
+import { runSteps } from './parallel.ts';
 import { applyGlobalPhase, zeroState } from './state.ts';
 
 /**
@@ -37,7 +38,7 @@ export function simulateStatevector(c: Circuit): Float64Array {
   const split = splitTerminal(c);
   if (!split) throw new Error('the circuit has mid-circuit measurement, reset or conditions: use run() to sample it');
   const st = zeroState(c.numQubits);
-  runFused(st, c.numQubits, split.unitary);
+  runSteps(st, c.numQubits, compile(split.unitary));
   applyGlobalPhase(st, c.globalPhase);
   return st;
 }

@@ -1,6 +1,8 @@
 /** Statevector allocation, memory checks and the unitary (measurement-free) simulation entry point. */
-import type { Circuit, Operation } from '../circuit.ts';
-import { applyGate, applyUnitary } from './apply.ts';
+import type { Operation } from '../circuit.ts';
+import { compileOp } from './fusion.ts';
+import { wantsShared } from './parallel.ts';
+import { runStepAll } from './steps.ts';
 
 /** The largest statevector this engine allocates (2^30 amplitudes = 16 GiB). */
 export const MAX_STATEVECTOR_QUBITS = 30;
@@ -21,7 +23,8 @@ export function checkStatevectorSize(n: number, copies = 1): void {
   if (need > free) throw new Error(`the statevector needs ${(need / 2 ** 30).toFixed(2)} GiB, more than the ${(free / 2 ** 30).toFixed(2)} GiB available`);
 }
 
-export function zeroState(n: number, shared = false): Float64Array {
+/** |0...0>, in shared memory when the state is large enough for the worker pool. */
+export function zeroState(n: number, shared = wantsShared(n)): Float64Array {
   checkStatevectorSize(n);
   const len = 2 * 2 ** n;
   const st = shared ? new Float64Array(new SharedArrayBuffer(8 * len)) : new Float64Array(len);
@@ -31,9 +34,8 @@ export function zeroState(n: number, shared = false): Float64Array {
 
 /** Apply one unitary op (gate, unitary or barrier); measurement, reset and conditions are the caller's. */
 export function applyOp(st: Float64Array, op: Operation): void {
-  if (op.kind === 'gate') applyGate(st, op);
-  else if (op.kind === 'unitary') applyUnitary(st, op);
-  else if (op.kind !== 'barrier') throw new Error(`applyOp cannot apply a ${op.kind}`);
+  const step = compileOp(op);
+  if (step) runStepAll(st, step);
 }
 
 export function applyGlobalPhase(st: Float64Array, phi: number): void {

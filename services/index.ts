@@ -1,8 +1,9 @@
 /** Every service Lattice can serve, in the order `lattice serve` starts them. */
 import type { ServiceDefinition } from '../platform/service.ts';
 import { licensingService } from './licensing/service.ts';
+import { licensingCService } from './licensing-c/service.ts';
 
-export const services: readonly ServiceDefinition[] = [licensingService];
+export const services: readonly ServiceDefinition[] = [licensingService, licensingCService];
 
 export function serviceById(id: string): ServiceDefinition {
   const found = services.find((s) => s.id === id);

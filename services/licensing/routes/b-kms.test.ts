@@ -123,7 +123,8 @@ describe('KMS', () => {
 
   test('needs a service token: none, an API key or X-API-Key are 401', async () => {
     const body = { data: 'aGVsbG8=' };
-    for (const headers of [{}, { authorization: `Bearer ${apiKey}` }, { 'x-api-key': token }]) {
+    const variants: Array<Record<string, string>> = [{}, { authorization: `Bearer ${apiKey}` }, { 'x-api-key': token }];
+    for (const headers of variants) {
       for (const path of ['sign', 'verify']) {
         const res = await call(`${b.svc.url}/api/v1/kms/${path}`, { body: { ...body, signature: 'aGVsbG8=' }, headers });
         assert.equal(res.status, 401, `${path} ${JSON.stringify(headers)}`);

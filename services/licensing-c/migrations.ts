@@ -1,0 +1,32 @@
+/** Schema of variant C: licenses with their quantum-derived signatures, and the signature secret. */
+import type { Migration } from '../../platform/storage/migrate.ts';
+
+export const licensingCMigrations: Migration[] = [
+  {
+    id: 'licensing-c/0001_init',
+    sql: `
+CREATE TABLE licensing_c_licenses (
+  license_key text PRIMARY KEY,
+  account_id text NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+  end_customer_id text NOT NULL,
+  features text[] NOT NULL,
+  metadata jsonb,
+  -- Whole seconds: the ISO text of expires_at is what the signature binds.
+  issued_at timestamptz NOT NULL,
+  expires_at timestamptz NOT NULL,
+  quantum_signature text NOT NULL,
+  quantum_fidelity double precision NOT NULL,
+  quantum_entropy double precision NOT NULL,
+  generation_time_ms integer NOT NULL
+);
+--;
+CREATE INDEX licensing_c_licenses_account ON licensing_c_licenses (account_id, expires_at);
+--;
+CREATE TABLE licensing_c_secrets (
+  name text PRIMARY KEY,
+  secret bytea NOT NULL,
+  created_at timestamptz NOT NULL DEFAULT now()
+);
+`,
+  },
+];

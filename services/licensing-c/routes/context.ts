@@ -1,0 +1,16 @@
+/** What the variant C routes share: the service context, the signature secret, the probe and the auth guard. */
+import type { preHandlerAsyncHookHandler } from 'fastify';
+import type { ServiceContext } from '../../../platform/service.ts';
+import type { QuantumProbe } from '../probe.ts';
+
+export interface CDeps {
+  ctx: ServiceContext;
+  secret: Uint8Array;
+  probe: QuantumProbe;
+  /** `Authorization: Bearer <key>` with the plan's request rate. */
+  bearerAuth: preHandlerAsyncHookHandler;
+  prefix: string;
+}
+
+export const bearerSecurity = [{ bearerAuth: [] }];
+export const TAG = 'Licensing (variant C)';

@@ -32,6 +32,32 @@ export interface EquivalenceOptions {
   ignoreGlobalPhase?: boolean;
 }
 
+/**
+ * Renumbers the physical qubits a routed circuit actually uses (gates, layouts) to 0..k-1,
+ * so that a circuit mapped onto a large device can still be simulated.
+ */
+function compact(n: number, c: Circuit, o: EquivalenceOptions): { circuit: Circuit; o: EquivalenceOptions } {
+  const used = new Set<number>();
+  for (let l = 0; l < n; l++) {
+    used.add(o.initialLayout?.[l] ?? l);
+    used.add(o.qubitMapping?.[l] ?? l);
+  }
+  for (const op of c.ops) {
+    if (op.kind === 'measure' || op.kind === 'reset') used.add(op.qubit);
+    else for (const q of op.qubits) used.add(q);
+  }
+  if (used.size === c.numQubits) return { circuit: c, o };
+  const index = new Map([...used].sort((x, y) => x - y).map((p, i) => [p, i]));
+  const m = (p: number): number => index.get(p) as number;
+  const ops = c.ops.map((op) => (op.kind === 'measure' || op.kind === 'reset' ? { ...op, qubit: m(op.qubit) } : { ...op, qubits: op.qubits.map(m) }));
+  const remap = (r?: Record<number, number>): Record<number, number> =>
+    Object.fromEntries([...Array(n).keys()].map((l) => [l, m(r?.[l] ?? l)]));
+  return {
+    circuit: { ...c, numQubits: used.size, qregs: [{ name: 'q', size: used.size, offset: 0 }], ops },
+    o: { ...o, initialLayout: remap(o.initialLayout), qubitMapping: remap(o.qubitMapping) },
+  };
+}
+
 interface Terminal {
   unitary: Circuit;
   measures: Array<{ qubit: number; clbit: number }>;
@@ -69,38 +95,45 @@ function distribution(state: State, measures: Terminal['measures']): Map<number,
   return out;
 }
 
+/** Output states of originals on their random inputs, kept while the original circuit lives. */
+const referenceCache = new WeakMap<Circuit, Map<number, { psi: State; out: State }>>();
+
+function reference(original: Circuit, unitary: Circuit, seed: number, fallback?: MatrixFallback): { psi: State; out: State } {
+  const bySeed = referenceCache.get(original) ?? new Map<number, { psi: State; out: State }>();
+  referenceCache.set(original, bySeed);
+  let r = bySeed.get(seed);
+  if (!r) {
+    const psi = randomProductState(original.numQubits, rng(seed));
+    r = { psi, out: run(unroll(unitary, fallback), psi) };
+    bySeed.set(seed, r);
+  }
+  return r;
+}
+
 /**
  * The distance between original and optimized: |<expected|actual> - 1| on the unitary parts,
  * plus the total variation distance of the final measurement outcomes. Throws when a
  * circuit has mid-circuit measurement, reset or conditions (not checked here).
  */
-export function equivalenceError(original: Circuit, optimized: Circuit, o: EquivalenceOptions = {}): number {
+export function equivalenceError(original: Circuit, routed: Circuit, options: EquivalenceOptions = {}): number {
+  const { circuit: optimized, o } = compact(original.numQubits, routed, options);
   const a = splitTerminalMeasures(original);
   const b = splitTerminalMeasures(optimized);
   if (!a || !b) throw new Error('equivalence is checked only for circuits whose measurements are all final');
-  const err = unitaryError(a.unitary, b.unitary, o);
-  if (!a.measures.length && !b.measures.length) return err;
-  const n = original.numQubits;
-  const N = optimized.numQubits;
-  const init = [...Array(n).keys()].map((l) => o.initialLayout?.[l] ?? l);
-  const psi = randomProductState(n, rng(o.seed ?? 1));
-  const da = distribution(run(unroll(a.unitary, o.fallback), psi), a.measures);
-  const db = distribution(run(unroll(b.unitary, o.fallback), place(psi, n, N, init)), b.measures);
-  let tv = 0;
-  for (const k of new Set([...da.keys(), ...db.keys()])) tv += Math.abs((da.get(k) ?? 0) - (db.get(k) ?? 0));
-  return err + tv / 2;
-}
-
-function unitaryError(original: Circuit, optimized: Circuit, o: EquivalenceOptions): number {
   const n = original.numQubits;
   const N = optimized.numQubits;
   const ident = [...Array(n).keys()];
-  const init = o.initialLayout ? ident.map((l) => o.initialLayout?.[l] as number) : ident;
-  const fin = o.qubitMapping ? ident.map((l) => o.qubitMapping?.[l] as number) : ident;
-  const psi = randomProductState(n, rng(o.seed ?? 1));
-  const ref: Ir = unroll(original, o.fallback);
-  const expected = place(run(ref, psi), n, N, fin);
-  const actual = run(unroll(optimized, o.fallback), place(psi, n, N, init));
-  const [re, im] = inner(expected, actual);
-  return o.ignoreGlobalPhase ? Math.abs(Math.hypot(re, im) - 1) : Math.hypot(re - 1, im);
+  const init = ident.map((l) => o.initialLayout?.[l] ?? l);
+  const fin = ident.map((l) => o.qubitMapping?.[l] ?? l);
+  const ref = reference(original, a.unitary, o.seed ?? 1, o.fallback);
+  const before: Ir = unroll(b.unitary, o.fallback);
+  const actual = run(before, place(ref.psi, n, N, init));
+  const [re, im] = inner(place(ref.out, n, N, fin), actual);
+  const err = o.ignoreGlobalPhase ? Math.abs(Math.hypot(re, im) - 1) : Math.hypot(re - 1, im);
+  if (!a.measures.length && !b.measures.length) return err;
+  const da = distribution(ref.out, a.measures);
+  const db = distribution(actual, b.measures);
+  let tv = 0;
+  for (const k of new Set([...da.keys(), ...db.keys()])) tv += Math.abs((da.get(k) ?? 0) - (db.get(k) ?? 0));
+  return err + tv / 2;
 }

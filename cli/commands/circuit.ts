@@ -58,6 +58,7 @@ export function register(program: Command): void {
         counts: r.counts,
         execution_time_ms: Math.round(r.executionTimeMs * 1000) / 1000,
         seed: r.seed,
+        memory_required_bytes: r.memoryBytes,
       };
       if (r.memory) out.memory = r.memory;
       if (o.statevector) {

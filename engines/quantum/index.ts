@@ -16,7 +16,7 @@ export { parseQasm, QasmError } from './qasm/index.ts';
 export { formatAngle, toQasm } from './qasm/emit.ts';
 export { simulateStatevector } from './statevector/simulate.ts';
 export { MAX_STATEVECTOR_QUBITS, statevectorBytes } from './statevector/state.ts';
-export { run, densityDistribution, toNoiseModel } from './run.ts';
+export { run, densityDistribution, memoryRequiredBytes, toNoiseModel } from './run.ts';
 export type { Method, RunOptions, RunResult } from './run.ts';
 export { densityMatrix } from './density/simulate.ts';
 export { getBackend, listBackends } from './backends.ts';

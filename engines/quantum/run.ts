@@ -2,14 +2,14 @@
 import type { Backend } from './backends.ts';
 import type { Circuit } from './circuit.ts';
 import { diagonalOf } from './density/channels.ts';
-import { densityMatrix, runBranchesDM } from './density/simulate.ts';
+import { checkDensitySize, densityMatrix, runBranchesDM } from './density/simulate.ts';
 import { runMps } from './mps/run.ts';
 import type { NoiseModel } from './noise.ts';
 import { isNoiseModel, noiseFromBackend } from './noise.ts';
-import { Rng, bitKey, randomSeed, sampleIndices, tally } from './sampling.ts';
+import { Rng, bitKey, countsObject, randomSeed, sampleIndices, tally } from './sampling.ts';
 import { sampleShots } from './statevector/shots.ts';
 import { splitTerminal } from './statevector/simulate.ts';
-import { applyGlobalPhase } from './statevector/state.ts';
+import { applyGlobalPhase, checkStatevectorSize, statevectorBytes } from './statevector/state.ts';
 
 export type Method = 'statevector' | 'density_matrix' | 'mps';
 
@@ -39,7 +39,16 @@ export interface RunResult {
   /** MPS only: the summed discarded weight of every truncation. */
   truncationError?: number;
   maxBondReached?: number;
+  /** Memory the simulation state needed, checked before the run started. */
+  memoryBytes: number;
   executionTimeMs: number;
+}
+
+/** Bytes the state of `method` needs for n qubits (MPS: its initial size; it grows with entanglement). */
+export function memoryRequiredBytes(method: Method, n: number): number {
+  if (method === 'statevector') return statevectorBytes(n);
+  if (method === 'density_matrix') return 16 * 4 ** n;
+  return 32 * n;
 }
 
 export function toNoiseModel(noise: Backend | NoiseModel | undefined): NoiseModel | undefined {
@@ -63,26 +72,33 @@ export function run(circuit: Circuit, opts: RunOptions = {}): RunResult {
   const method = opts.method ?? 'statevector';
   const shots = opts.shots ?? 1024;
   checkOpts(circuit, shots);
+  const memoryBytes = memoryRequiredBytes(method, circuit.numQubits);
+  if (method === 'statevector') checkStatevectorSize(circuit.numQubits);
+  if (method === 'density_matrix') checkDensitySize(circuit.numQubits);
   const seed = opts.seed ?? randomSeed();
   const rng = new Rng(seed);
   const noise = toNoiseModel(opts.noise);
-  let keys: string[];
+  let counts: Map<string, number>;
+  let keys: string[] | undefined;
   let statevector: Float64Array | undefined;
   let truncationError: number | undefined;
   let maxBondReached: number | undefined;
   if (method === 'statevector') {
-    const r = sampleShots(circuit, shots, rng, noise);
+    const r = sampleShots(circuit, shots, rng, noise, opts.memory);
     keys = r.keys;
+    counts = r.counts;
     if (opts.statevector && r.state) {
       statevector = r.state;
       applyGlobalPhase(statevector, circuit.globalPhase);
     }
   } else if (method === 'density_matrix') {
     keys = sampleDensity(circuit, shots, rng, noise);
+    counts = tally(keys);
   } else if (method === 'mps') {
     if (noise) throw new Error('the mps method has no noise model; use statevector (trajectories) or density_matrix');
     const r = runMps(circuit, shots, rng, opts.maxBond ?? 256);
     keys = r.keys;
+    counts = tally(keys);
     truncationError = r.truncationError;
     maxBondReached = r.maxBond;
   } else throw new Error(`unknown method '${method as string}' (expected statevector, density_matrix or mps)`);
@@ -91,10 +107,11 @@ export function run(circuit: Circuit, opts: RunOptions = {}): RunResult {
     numQubits: circuit.numQubits,
     shots,
     seed,
-    counts: tally(keys),
+    counts: countsObject(counts),
+    memoryBytes,
     executionTimeMs: performance.now() - t0,
   };
-  if (opts.memory) result.memory = keys;
+  if (opts.memory && keys) result.memory = keys;
   if (statevector) result.statevector = statevector;
   if (truncationError !== undefined) {
     result.truncationError = truncationError;

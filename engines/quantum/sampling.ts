@@ -79,6 +79,46 @@ export function sampleIndices(p: Float64Array, shots: number, rng: Rng): Uint32A
   return out;
 }
 
+/**
+ * Draw `shots` basis-state indices from the |amplitude|^2 of a statevector without building a
+ * probability array (a 30-qubit state leaves no room for one): sorted uniforms come from
+ * normalised sums of exponential spacings, one pass over the state assigns them, and a
+ * Fisher-Yates shuffle puts the shots in random order.
+ */
+export function sampleFromState(st: Float64Array, shots: number, rng: Rng): Uint32Array {
+  const out = new Uint32Array(shots);
+  if (shots === 0) return out;
+  let norm = 0;
+  for (let i = 0; i < st.length; i++) norm += st[i]! * st[i]!;
+  const u = new Float64Array(shots);
+  let acc = 0;
+  for (let s = 0; s < shots; s++) {
+    acc += -Math.log(1 - rng.next());
+    u[s] = acc;
+  }
+  const total = acc - Math.log(1 - rng.next());
+  let s = 0;
+  let cum = 0;
+  const dim = st.length >> 1;
+  let last = 0;
+  for (let i = 0; i < dim && s < shots; i++) {
+    const p = st[2 * i]! * st[2 * i]! + st[2 * i + 1]! * st[2 * i + 1]!;
+    if (p === 0) continue;
+    last = i;
+    cum += p / norm;
+    while (s < shots && u[s]! / total < cum) out[s++] = i;
+  }
+  // Rounding can leave the last uniforms just above the final cumulative sum.
+  while (s < shots) out[s++] = last;
+  for (let i = shots - 1; i > 0; i--) {
+    const j = Math.floor(rng.next() * (i + 1));
+    const t = out[i]!;
+    out[i] = out[j]!;
+    out[j] = t;
+  }
+  return out;
+}
+
 /** A counts key: every classical bit, the highest-numbered first (CONTRACT). */
 export function bitKey(bits: Uint8Array | number[]): string {
   let s = '';
@@ -86,9 +126,14 @@ export function bitKey(bits: Uint8Array | number[]): string {
   return s;
 }
 
-/** Tally shot keys into counts, keeping insertion order sorted by key. */
-export function tally(keys: string[]): Record<string, number> {
+/** Counts as a plain object. */
+export function countsObject(m: Map<string, number>): Record<string, number> {
+  return Object.fromEntries(m);
+}
+
+/** Tally shot keys into counts. */
+export function tally(keys: string[]): Map<string, number> {
   const m = new Map<string, number>();
   for (const k of keys) m.set(k, (m.get(k) ?? 0) + 1);
-  return Object.fromEntries([...m.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+  return m;
 }

@@ -7,7 +7,7 @@
 import type { Circuit, Condition, Operation } from '../circuit.ts';
 import type { NoiseModel } from '../noise.ts';
 import { dampingParams, gateTimeNs } from '../noise.ts';
-import { Rng, bitKey, probabilities, sampleIndices } from '../sampling.ts';
+import { Rng, bitKey, sampleFromState } from '../sampling.ts';
 import { applyMatrix, applyPauliX } from './direct.ts';
 import { compile } from './fusion.ts';
 import { runSteps } from './parallel.ts';
@@ -15,8 +15,9 @@ import { applyOp, zeroState } from './state.ts';
 import { splitTerminal } from './simulate.ts';
 
 export interface ShotResult {
-  /** Shot keys, in shot order. */
-  keys: string[];
+  counts: Map<string, number>;
+  /** Shot keys, in shot order (when asked for). */
+  keys?: string[];
   /** The final state when it is the same for every shot (no mid-circuit collapse, no noise). */
   state?: Float64Array;
 }
@@ -56,36 +57,59 @@ function flipReadout(bits: Uint8Array, clbits: Iterable<number>, e: number, rng:
   for (const b of clbits) if (rng.next() < e) bits[b] = 1 - bits[b]!;
 }
 
-/** Sample `shots` shots of circuit `c`. */
-export function sampleShots(c: Circuit, shots: number, rng: Rng, noise?: NoiseModel): ShotResult {
+/** The counts key of basis state i under terminal measurements (highest clbit first). */
+function outcomeKey(i: number, measures: Array<{ qubit: number; clbit: number }>, numClbits: number): string {
+  if (numClbits <= 30) {
+    let v = 0;
+    for (const m of measures) v = (v & ~(1 << m.clbit)) | (((i >>> m.qubit) & 1) << m.clbit);
+    return (v >>> 0).toString(2).padStart(numClbits, '0');
+  }
+  const bits = new Uint8Array(numClbits);
+  for (const m of measures) bits[m.clbit] = (i >>> m.qubit) & 1;
+  return bitKey(bits);
+}
+
+function countKeys(keys: string[]): Map<string, number> {
+  const m = new Map<string, number>();
+  for (const k of keys) m.set(k, (m.get(k) ?? 0) + 1);
+  return m;
+}
+
+/** Sample `shots` shots of circuit `c`; per-shot keys only when `memory` is set. */
+export function sampleShots(c: Circuit, shots: number, rng: Rng, noise?: NoiseModel, memory = false): ShotResult {
   const split = splitTerminal(c);
   if (!noise && split) {
     const st = zeroState(c.numQubits);
     runSteps(st, c.numQubits, compile(split.unitary));
-    const idx = sampleIndices(probabilities(st), shots, rng);
-    const cache = new Map<number, string>();
-    const bits = new Uint8Array(c.numClbits);
-    const keys = new Array<string>(shots);
-    for (let s = 0; s < shots; s++) {
-      const i = idx[s]!;
-      let k = cache.get(i);
-      if (k === undefined) {
-        bits.fill(0);
-        for (const m of split.measures) bits[m.clbit] = (i >>> m.qubit) & 1;
-        k = bitKey(bits);
-        cache.set(i, k);
-      }
-      keys[s] = k;
+    const idx = sampleFromState(st, shots, rng);
+    // Count basis states first; only distinct outcomes become bit strings.
+    const keyOf = new Map<number, string>();
+    const counts = new Map<string, number>();
+    const add = (i: number, n: number): void => {
+      const k = outcomeKey(i, split.measures, c.numClbits);
+      keyOf.set(i, k);
+      counts.set(k, (counts.get(k) ?? 0) + n);
+    };
+    if (c.numQubits <= 24) {
+      const tallies = new Uint32Array(2 ** c.numQubits);
+      for (let s = 0; s < shots; s++) tallies[idx[s]!]++;
+      for (let i = 0; i < tallies.length; i++) if (tallies[i]) add(i, tallies[i]!);
+    } else {
+      const byIndex = new Map<number, number>();
+      for (let s = 0; s < shots; s++) byIndex.set(idx[s]!, (byIndex.get(idx[s]!) ?? 0) + 1);
+      for (const [i, n] of byIndex) add(i, n);
     }
-    return { keys, state: st };
+    const result: ShotResult = { counts, state: st };
+    if (memory) result.keys = Array.from(idx, (i) => keyOf.get(i)!);
+    return result;
   }
+  let keys: string[];
   if (!noise) {
-    const keys: string[] = [];
+    keys = [];
     branch(c, 0, zeroState(c.numQubits), new Uint8Array(c.numClbits), shots, rng, keys);
     shuffle(keys, rng);
-    return { keys };
-  }
-  return trajectories(c, shots, rng, noise, split !== null);
+  } else keys = trajectories(c, shots, rng, noise, split !== null);
+  return { counts: countKeys(keys), keys };
 }
 
 /** Continue a group of `shots` shots from op `at` with state `st` (owned by this call). */
@@ -186,7 +210,7 @@ function normalise(st: Float64Array, normSq: number): void {
  * Noisy sampling by trajectories. With terminal measurements only, each trajectory's final
  * distribution serves several shots; otherwise every shot is its own trajectory.
  */
-function trajectories(c: Circuit, shots: number, rng: Rng, noise: NoiseModel, terminal: boolean): ShotResult {
+function trajectories(c: Circuit, shots: number, rng: Rng, noise: NoiseModel, terminal: boolean): string[] {
   const ntraj = terminal ? Math.min(shots, 256) : shots;
   const keys: string[] = [];
   for (let t = 0; t < ntraj; t++) {
@@ -215,7 +239,7 @@ function trajectories(c: Circuit, shots: number, rng: Rng, noise: NoiseModel, te
       trajectoryNoise(st, op.qubits, noise, rng);
     }
     if (terminal) {
-      const idx = sampleIndices(probabilities(st), share, rng);
+      const idx = sampleFromState(st, share, rng);
       for (let s = 0; s < share; s++) {
         const b = new Uint8Array(c.numClbits);
         for (const m of pending) b[m.clbit] = (idx[s]! >>> m.qubit) & 1;
@@ -225,5 +249,5 @@ function trajectories(c: Circuit, shots: number, rng: Rng, noise: NoiseModel, te
     } else keys.push(bitKey(bits));
   }
   shuffle(keys, rng);
-  return { keys };
+  return keys;
 }

@@ -1,4 +1,5 @@
 /** Statevector allocation, memory checks and the unitary (measurement-free) simulation entry point. */
+import { totalmem } from 'node:os';
 import type { Operation } from '../circuit.ts';
 import { compileOp } from './fusion.ts';
 import { wantsShared } from './parallel.ts';
@@ -12,15 +13,24 @@ export function statevectorBytes(n: number): number {
   return 16 * 2 ** n;
 }
 
-/** Throws a clear error when n qubits cannot be simulated as a statevector here. */
+/** Memory this process may use: the cgroup limit when there is one, else the machine's memory. */
+export function memoryLimitBytes(): number {
+  const limit = process.constrainedMemory?.() ?? 0;
+  const total = totalmem();
+  return limit > 0 && limit < total ? limit : total;
+}
+
+/** Throws a clear error, before anything is allocated, when n qubits cannot be simulated as a statevector here. */
 export function checkStatevectorSize(n: number, copies = 1): void {
   if (n > MAX_STATEVECTOR_QUBITS) {
     throw new Error(`${n} qubits is too many for the statevector method (at most ${MAX_STATEVECTOR_QUBITS}; try method 'mps')`);
   }
   const need = statevectorBytes(n) * copies;
-  const os = process.constrainedMemory?.() || 0;
-  const free = os > 0 ? os : Number.POSITIVE_INFINITY;
-  if (need > free) throw new Error(`the statevector needs ${(need / 2 ** 30).toFixed(2)} GiB, more than the ${(free / 2 ** 30).toFixed(2)} GiB available`);
+  // Keep a tenth of memory for the process itself and the sampler.
+  const avail = memoryLimitBytes() * 0.9;
+  if (need > avail) {
+    throw new Error(`the statevector of ${n} qubits needs ${(need / 2 ** 30).toFixed(2)} GiB, more than the ${(avail / 2 ** 30).toFixed(2)} GiB available`);
+  }
 }
 
 /** |0...0>, in shared memory when the state is large enough for the worker pool. */

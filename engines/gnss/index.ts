@@ -20,3 +20,11 @@ export type { ReceiverEpoch, ReceiverSatellite, RawMeasurement } from './receive
 export { GpsdEpochAssembler, parseGpsdJson, streamGpsd, type GpsdStreamOptions } from './gpsd-client.ts';
 export { signalPowerCheck, expectedCn0 } from './spoofing/signal-power.ts';
 export type { CheckResult, CheckType } from './spoofing/types.ts';
+export { solveVelocity, type VelocityFix } from './velocity.ts';
+export { ClockFilter, OSCILLATORS, clockProcessNoise, type OscillatorClass } from './clock.ts';
+export { GnssEngine, type EngineOptions, type EpochAssessment } from './engine.ts';
+export { EventHistory, type SpoofingEvent, type SpoofingStatus, type ThreatType } from './spoofing/history.ts';
+export { trainAnomalyModel, anomalyCheck, FEATURE_NAMES, type AnomalyModel } from './spoofing/anomaly.ts';
+export { ConstellationSimulator, type SimulatorConfig, type SimEpoch } from './simulator/simulator.ts';
+export type { Scenario } from './simulator/scenarios.ts';
+export { defaultAnomalyModel } from './simulator/training.ts';

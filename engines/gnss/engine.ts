@@ -1,0 +1,214 @@
+// The engine pipeline per epoch: position with RAIM, velocity, spoofing checks, clock filter, holdover and integrity score.
+import { CLIGHT, type Constellation } from './constants.ts';
+import { ClockFilter, OSCILLATORS, type ClockUpdate, type OscillatorClass } from './clock.ts';
+import { EphemerisStore } from './ephemeris/select.ts';
+import type { NavData } from './ephemeris/types.ts';
+import { prepareEpoch, type SatMeasurement } from './measurements.ts';
+import { solveWithRaim, type RaimResult } from './raim.ts';
+import type { ObsEpoch } from './rinex/obs.ts';
+import { anomalyCheck, type AnomalyModel, type Features } from './spoofing/anomaly.ts';
+import { carrierPhaseCheck, clockConsistency, dopplerConsistency, multiConstellation, type EpochMemory } from './spoofing/checks.ts';
+import { EventHistory, type SpoofingStatus, type ThreatType } from './spoofing/history.ts';
+import { signalPowerCheck, type SignalPowerResult } from './spoofing/signal-power.ts';
+import type { CheckResult } from './spoofing/types.ts';
+import type { SppFix } from './spp.ts';
+import { solveVelocity, type VelocityFix } from './velocity.ts';
+
+export interface EngineOptions {
+  nav: NavData;
+  oscillator?: OscillatorClass;
+  elevationMaskDeg?: number;
+  anomalyModel?: AnomalyModel;
+  /** AGC level of the clean receiver, percent (from calibration), for the signal power check. */
+  agcBaselinePercent?: number;
+}
+
+export interface EpochAssessment {
+  time: number;
+  fix: SppFix | undefined;
+  noFixReason?: string;
+  raim: RaimResult;
+  velocity?: VelocityFix;
+  checks: CheckResult[];
+  signalPower: SignalPowerResult;
+  spoofing: { status: SpoofingStatus; threatType: ThreatType | null; confidence: number };
+  clock: { offsetNs: number; driftNsPerHour: number; sigmaNs: number; holdover: boolean; update?: ClockUpdate };
+  /** Anomaly-model features of this epoch (all checks available), for training or inspection. */
+  features?: Features;
+  constellations: Constellation[];
+  integrity: { overall: number; position: number; timing: number; spoofing: number };
+}
+
+/**
+ * Runs observation epochs through the whole engine and keeps the state the positioning service
+ * needs between them (previous epoch, clock filter, event history).
+ *
+ * @example
+ * const engine = new GnssEngine({ nav: sim.nav, oscillator: 'OCXO' });
+ * const a = engine.process(sim.step().obs);
+ * a.spoofing.status; // 'clear'
+ */
+export class GnssEngine {
+  readonly clock: ClockFilter;
+  readonly history = new EventHistory(120);
+  private store: EphemerisStore;
+  private nav: NavData;
+  private prev?: EpochMemory;
+  private readonly options: EngineOptions;
+  lastAssessment?: EpochAssessment;
+  holdoverSince?: number;
+
+  constructor(options: EngineOptions) {
+    this.options = options;
+    this.nav = options.nav;
+    this.store = new EphemerisStore(options.nav.ephemerides);
+    this.clock = new ClockFilter(options.oscillator ?? 'OCXO');
+  }
+
+  /** Replaces the broadcast ephemerides (new navigation data decoded). */
+  setNav(nav: NavData): void {
+    this.nav = nav;
+    this.store = new EphemerisStore(nav.ephemerides);
+  }
+
+  process(obs: ObsEpoch, extras: { agcPercent?: number } = {}): EpochAssessment {
+    const { measurements } = prepareEpoch(obs, this.store);
+    const spp = { iono: this.nav.iono, elevationMaskDeg: this.options.elevationMaskDeg ?? 10 };
+    const raim = solveWithRaim(obs.time, measurements, spp);
+    const fix = raim.solution.fix ? raim.solution : undefined;
+    const meas = new Map(measurements.map((m) => [m.sat, m]));
+    const elevation = new Map((fix?.residuals ?? []).map((r) => [r.sat, r.el]));
+    const signalPower = signalPowerCheck(
+      measurements.filter((m) => m.cn0 !== undefined).map((m) => ({ cn0: m.cn0 ?? 0, el: elevation.get(m.sat) })),
+      { agcPercent: extras.agcPercent, agcBaselinePercent: this.options.agcBaselinePercent },
+    );
+    let velocity: VelocityFix | undefined;
+    let clockUpdate: ClockUpdate | undefined;
+    const checks: CheckResult[] = [];
+    let features: Features | undefined;
+    if (fix) {
+      velocity = solveVelocity(fix, measurements);
+      const usedMeas = new Map(fix.residuals.map((r) => [r.sat, meas.get(r.sat) as SatMeasurement]));
+      const clockM = fix.clockBias.GPS ?? Object.values(fix.clockBias)[0] ?? 0;
+      const tdop = fix.dop.tdop;
+      const sigmaT = Math.max(tdop * 1.0, 0.5) / CLIGHT;
+      // While the signals are under suspicion the clock filter is not fed (it coasts as in holdover).
+      const suspicious = this.history.open !== undefined && !this.history.open.resolved;
+      if (!suspicious || !this.clock.initialised) clockUpdate = this.clock.update(obs.time, clockM / CLIGHT, sigmaT * sigmaT);
+      const doppler = dopplerConsistency(this.prev, obs.time, fix, usedMeas);
+      const carrier = carrierPhaseCheck(this.prev, obs.time, usedMeas);
+      const clock = clockConsistency(clockUpdate);
+      const multi = multiConstellation(obs.time, measurements, spp);
+      // Features once the clock filter has settled (its first innovations carry the start-up transient).
+      if (doppler.available && carrier.available && clock.available && signalPower.available && fix.dof >= 1 && this.clock.updates >= 10) {
+        features = [
+          cn0Change(this.prev, usedMeas),
+          Math.log1p(fix.sse / fix.dof),
+          Math.log1p(doppler.statistic),
+          Math.log1p(carrier.statistic),
+          Math.sqrt(clock.statistic),
+        ];
+      }
+      checks.push(doppler, multi, carrier, clock, anomalyCheck(this.options.anomalyModel, features));
+      this.prev = { time: obs.time, fix, meas: usedMeas };
+    } else {
+      this.prev = undefined;
+      checks.push(anomalyCheck(this.options.anomalyModel, undefined));
+    }
+    checks.push(signalPower);
+    const warnings = checks.filter((c) => c.result === 'warning');
+    const status: SpoofingStatus = warnings.length >= 2 ? 'alert' : warnings.length === 1 ? 'warning' : 'clear';
+    const threat = classify(warnings, signalPower, measurements.length, fix, this.lastAssessment?.fix);
+    this.history.record(obs.time, status, threat, warnings.map((w) => w.type));
+    // Hold over while there is no fix or while a spoofing/interference event is open.
+    const holdover = !fix || status === 'alert' || this.history.open !== undefined;
+    if (holdover) this.holdoverSince ??= obs.time;
+    else this.holdoverSince = undefined;
+    const pred = this.clock.initialised ? this.clock.predict(obs.time) : undefined;
+    const st = this.clock.state();
+    const integrity = integrityScores(raim, fix, checks, holdover);
+    const available = checks.filter((c) => c.available);
+    const assessment: EpochAssessment = {
+      time: obs.time,
+      fix,
+      noFixReason: raim.solution.fix ? undefined : raim.solution.reason,
+      raim,
+      velocity,
+      checks,
+      signalPower,
+      spoofing: {
+        status,
+        threatType: status === 'clear' ? null : threat,
+        // Confidence in the verdict: how far the deciding check is from its threshold.
+        confidence: Math.round((status === 'clear' ? Math.min(1, ...available.map((c) => c.score * 2 - 0.5)) : Math.max(...warnings.map((c) => 1 - c.score))) * 1000) / 1000,
+      },
+      clock: {
+        offsetNs: (pred?.offset ?? st.offset) * 1e9,
+        driftNsPerHour: st.drift * 3600e9,
+        sigmaNs: (pred?.sigma ?? st.offsetSigma) * 1e9,
+        holdover,
+        update: clockUpdate,
+      },
+      features,
+      constellations: [...new Set((fix?.residuals ?? []).map((r) => r.constellation))].sort(),
+      integrity,
+    };
+    this.lastAssessment = assessment;
+    return assessment;
+  }
+
+  /** Holdover prediction at a GPS time: predicted clock offset and the error bound at `confidence`. */
+  holdover(t: number, confidence = 0.95) {
+    if (!this.clock.initialised) return undefined;
+    const p = this.clock.predict(t, confidence);
+    const since = this.clock.lastUpdate ?? t;
+    return { ...p, ageS: t - since, oscillator: this.clock.oscillator, maxDriftPerS: OSCILLATORS[this.clock.oscillator].initialDrift };
+  }
+}
+
+/** Mean C/N0 change (dB) since the previous epoch over the satellites tracked in both: rising and setting satellites do not move it. */
+function cn0Change(prev: EpochMemory | undefined, meas: Map<string, SatMeasurement>): number {
+  if (!prev) return 0;
+  let sum = 0;
+  let n = 0;
+  for (const [sat, m] of meas) {
+    const p = prev.meas.get(sat);
+    if (m.cn0 === undefined || p?.cn0 === undefined) continue;
+    sum += m.cn0 - p.cn0;
+    n++;
+  }
+  return n ? sum / n : 0;
+}
+
+function classify(warnings: CheckResult[], sp: SignalPowerResult, nSats: number, fix: SppFix | undefined, prevFix: SppFix | undefined): ThreatType | null {
+  if (warnings.length === 0) return null;
+  const types = new Set(warnings.map((w) => w.type));
+  const lowPower = sp.result === 'warning' && sp.measuredDbm < sp.expectedDbm;
+  if (types.size === 1 && types.has('signal_power') && (lowPower || nSats < 4)) return 'jamming';
+  const moved = fix && prevFix ? Math.hypot(fix.position[0] - prevFix.position[0], fix.position[1] - prevFix.position[1], fix.position[2] - prevFix.position[2]) : 0;
+  if (types.has('clock_consistency') && moved < 20) return 'spoofing_time';
+  if (types.has('doppler_consistency') || types.has('carrier_phase') || types.has('multi_constellation') || moved >= 20) return 'spoofing_position';
+  if (types.has('signal_power')) return lowPower ? 'jamming' : 'spoofing_position';
+  return 'anomaly';
+}
+
+/**
+ * Integrity scores in [0, 100]. Position: the RAIM consistency 2^(-T/threshold) (0.5 when RAIM
+ * cannot run, 0 with no fix) times a geometry factor min(1, 3/PDOP). Spoofing: the lowest score
+ * of the available checks. Timing: the clock check's score, halved in holdover. Overall: the
+ * geometric mean of the three, so that any one failing pulls it down.
+ */
+function integrityScores(raim: RaimResult, fix: SppFix | undefined, checks: CheckResult[], holdover: boolean) {
+  let position = 0;
+  if (fix) {
+    const consistency = raim.available && raim.threshold ? 2 ** -(fix.sse / raim.threshold) : 0.5;
+    position = consistency * Math.min(1, 3 / fix.dop.pdop);
+  }
+  const available = checks.filter((c) => c.available);
+  const spoofing = available.length ? Math.min(...available.map((c) => c.score)) : 0.5;
+  const clock = checks.find((c) => c.type === 'clock_consistency');
+  const timing = (clock?.available ? clock.score : 0.5) * (holdover ? 0.5 : 1);
+  const overall = Math.cbrt(position * spoofing * timing);
+  const pct = (v: number) => Math.round(v * 1000) / 10;
+  return { overall: pct(overall), position: pct(position), timing: pct(timing), spoofing: pct(spoofing) };
+}

@@ -175,6 +175,20 @@ describe('SDK information and health', () => {
     assert.match(res.body.detail, /python, nodejs, java, csharp/);
   });
 
+  test('the docs describe exactly the variant C routes', async () => {
+    const res = await call(`${c.svc.url}/openapi.json`);
+    assert.deepEqual(Object.keys(res.body.paths).sort(), [
+      '/api/v1/customers/me',
+      '/api/v1/customers/register',
+      '/api/v1/licenses/generate',
+      '/api/v1/licenses/validate',
+      '/api/v1/sdk/{language}',
+      '/api/v1/stats',
+      '/health',
+    ]);
+    assert.equal((await fetch(`${c.svc.url}/redoc`)).status, 200);
+  });
+
   test('/health says the quantum engine is ready from a real run', async () => {
     c.svc.clock.set('2026-01-02T03:04:05Z');
     assert.deepEqual((await call(`${c.svc.url}/health`)).body, { status: 'healthy', timestamp: '2026-01-02T03:04:05.000Z', quantum_ready: true });

@@ -7,7 +7,7 @@ import { runMps } from './mps/run.ts';
 import type { NoiseModel } from './noise.ts';
 import { isNoiseModel, noiseFromBackend } from './noise.ts';
 import { Rng, bitKey, countsObject, randomSeed, sampleIndices, tally } from './sampling.ts';
-import { sampleShots } from './statevector/shots.ts';
+import { outcomeKey, sampleShots } from './statevector/shots.ts';
 import { splitTerminal } from './statevector/simulate.ts';
 import { applyGlobalPhase, checkStatevectorSize, statevectorBytes } from './statevector/state.ts';
 
@@ -24,6 +24,11 @@ export interface RunOptions {
   statevector?: boolean;
   /** A backend with calibration, or a noise model. */
   noise?: Backend | NoiseModel;
+  /**
+   * Also return the exact probability of each outcome (density_matrix, and statevector without
+   * noise or mid-circuit measurement), for at most 20 classical bits.
+   */
+  probabilities?: boolean;
   /** MPS bond-dimension cap (default 256). */
   maxBond?: number;
 }
@@ -36,6 +41,7 @@ export interface RunResult {
   counts: Record<string, number>;
   memory?: string[];
   statevector?: Float64Array;
+  probabilities?: Record<string, number>;
   /** MPS only: the summed discarded weight of every truncation. */
   truncationError?: number;
   maxBondReached?: number;
@@ -81,19 +87,24 @@ export function run(circuit: Circuit, opts: RunOptions = {}): RunResult {
   let counts: Map<string, number>;
   let keys: string[] | undefined;
   let statevector: Float64Array | undefined;
+  let probs: Record<string, number> | undefined;
+  const wantProbs = opts.probabilities === true && circuit.numClbits <= 20;
   let truncationError: number | undefined;
   let maxBondReached: number | undefined;
   if (method === 'statevector') {
     const r = sampleShots(circuit, shots, rng, noise, opts.memory);
     keys = r.keys;
     counts = r.counts;
+    if (wantProbs && r.state && r.measures) probs = stateProbabilities(r.state, r.measures, circuit.numClbits);
     if (opts.statevector && r.state) {
       statevector = r.state;
       applyGlobalPhase(statevector, circuit.globalPhase);
     }
   } else if (method === 'density_matrix') {
-    keys = sampleDensity(circuit, shots, rng, noise);
+    const dist = densityDistribution(circuit, noise);
+    keys = sampleDensity(dist, circuit.numClbits, shots, rng);
     counts = tally(keys);
+    if (wantProbs) probs = distributionRecord(dist, circuit.numClbits);
   } else if (method === 'mps') {
     if (noise) throw new Error('the mps method has no noise model; use statevector (trajectories) or density_matrix');
     const r = runMps(circuit, shots, rng, opts.maxBond ?? 256);
@@ -113,6 +124,7 @@ export function run(circuit: Circuit, opts: RunOptions = {}): RunResult {
   };
   if (opts.memory && keys) result.memory = keys;
   if (statevector) result.statevector = statevector;
+  if (probs) result.probabilities = probs;
   if (truncationError !== undefined) {
     result.truncationError = truncationError;
     result.maxBondReached = maxBondReached;
@@ -161,17 +173,33 @@ export function densityDistribution(c: Circuit, noise?: NoiseModel): Float64Arra
   return dist;
 }
 
-function sampleDensity(c: Circuit, shots: number, rng: Rng, noise?: NoiseModel): string[] {
-  const dist = densityDistribution(c, noise);
+function distributionRecord(dist: Float64Array, numClbits: number): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (let i = 0; i < dist.length; i++) if (dist[i]! > 1e-15) out[i.toString(2).padStart(numClbits, '0')] = dist[i]!;
+  return out;
+}
+
+function stateProbabilities(st: Float64Array, measures: Array<{ qubit: number; clbit: number }>, numClbits: number): Record<string, number> {
+  const m = new Map<string, number>();
+  for (let i = 0; i < st.length >> 1; i++) {
+    const p = st[2 * i]! * st[2 * i]! + st[2 * i + 1]! * st[2 * i + 1]!;
+    if (p <= 1e-15) continue;
+    const k = outcomeKey(i, measures, numClbits);
+    m.set(k, (m.get(k) ?? 0) + p);
+  }
+  return Object.fromEntries(m);
+}
+
+function sampleDensity(dist: Float64Array, numClbits: number, shots: number, rng: Rng): string[] {
   const idx = sampleIndices(dist, shots, rng);
-  const bits = new Uint8Array(c.numClbits);
+  const bits = new Uint8Array(numClbits);
   const keys = new Array<string>(shots);
   const cache = new Map<number, string>();
   for (let s = 0; s < shots; s++) {
     const i = idx[s]!;
     let k = cache.get(i);
     if (k === undefined) {
-      for (let b = 0; b < c.numClbits; b++) bits[b] = Math.floor(i / 2 ** b) % 2;
+      for (let b = 0; b < numClbits; b++) bits[b] = Math.floor(i / 2 ** b) % 2;
       k = bitKey(bits);
       cache.set(i, k);
     }

@@ -94,3 +94,13 @@ test('noisy metrics: fidelity below 1, entropies above the ideal', () => {
   assert.ok(m.vonNeumannEntropy > 0 && m.vonNeumannEntropy < 1);
   assert.equal(Object.values(m.counts).reduce((a, b) => a + b, 0), 500);
 });
+
+test('run returns exact outcome probabilities on request', () => {
+  const c = parseQasm('OPENQASM 3; qubit[2] q; bit[2] c; ry(pi/3) q[0]; cx q[0], q[1]; c = measure q;');
+  for (const method of ['statevector', 'density_matrix'] as const) {
+    const r = run(c, { method, shots: 10, seed: 1, probabilities: true });
+    close(r.probabilities!['00']!, Math.cos(Math.PI / 6) ** 2);
+    close(r.probabilities!['11']!, Math.sin(Math.PI / 6) ** 2);
+    assert.equal(r.probabilities!['01'], undefined);
+  }
+});

@@ -93,6 +93,22 @@ export function runSteps(st: Float64Array, n: number, steps: Step[]): void {
     for (const s of steps) runStep(st, s, 0, stepCount(s, st.length));
     return;
   }
+  runOnPool(p, st, steps);
+}
+
+/**
+ * Run steps on the worker pool whatever the state size (tests use it on small states).
+ * Returns false when no pool could be started (the steps are then not run).
+ */
+export function runStepsOnPool(st: Float64Array, steps: Step[]): boolean {
+  if (!(st.buffer instanceof SharedArrayBuffer)) throw new Error('the worker pool needs a state in a SharedArrayBuffer');
+  const p = getPool();
+  if (!p) return false;
+  runOnPool(p, st, steps);
+  return true;
+}
+
+function runOnPool(p: Pool, st: Float64Array, steps: Step[]): void {
   const parties = p.workers.length + 1;
   p.workers.forEach((w, i) => w.postMessage({ state: st.buffer, steps, party: i + 1, parties }));
   for (const s of steps) {

@@ -16,6 +16,8 @@ import { splitTerminal } from './simulate.ts';
 
 export interface ShotResult {
   counts: Map<string, number>;
+  /** Terminal measurements (when the final state serves every shot). */
+  measures?: Array<{ qubit: number; clbit: number }>;
   /** Shot keys, in shot order (when asked for). */
   keys?: string[];
   /** The final state when it is the same for every shot (no mid-circuit collapse, no noise). */
@@ -58,7 +60,7 @@ function flipReadout(bits: Uint8Array, clbits: Iterable<number>, e: number, rng:
 }
 
 /** The counts key of basis state i under terminal measurements (highest clbit first). */
-function outcomeKey(i: number, measures: Array<{ qubit: number; clbit: number }>, numClbits: number): string {
+export function outcomeKey(i: number, measures: Array<{ qubit: number; clbit: number }>, numClbits: number): string {
   if (numClbits <= 30) {
     let v = 0;
     for (const m of measures) v = (v & ~(1 << m.clbit)) | (((i >>> m.qubit) & 1) << m.clbit);
@@ -99,7 +101,7 @@ export function sampleShots(c: Circuit, shots: number, rng: Rng, noise?: NoiseMo
       for (let s = 0; s < shots; s++) byIndex.set(idx[s]!, (byIndex.get(idx[s]!) ?? 0) + 1);
       for (const [i, n] of byIndex) add(i, n);
     }
-    const result: ShotResult = { counts, state: st };
+    const result: ShotResult = { counts, state: st, measures: split.measures };
     if (memory) result.keys = Array.from(idx, (i) => keyOf.get(i)!);
     return result;
   }

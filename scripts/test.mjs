@@ -51,7 +51,7 @@ const embeddedEnv = { DATABASE_URL: '' };
 let status = run(selected, embeddedEnv, 'embedded store (PGlite)');
 
 const pgUrl = process.env.LATTICE_TEST_POSTGRES_URL ?? process.env.DATABASE_URL ?? '';
-const pgFiles = selected.filter((f) => /^(platform\/storage|platform\/identity|platform\/jobs|services\/licensing)/.test(f));
+const pgFiles = selected.filter((f) => /^(platform\/storage|platform\/identity|platform\/jobs|services\/licensing|packages\/)/.test(f));
 if (pgUrl && pgFiles.length) {
   status = run(pgFiles, { DATABASE_URL: pgUrl }, `PostgreSQL (${pgUrl.replace(/\/\/[^@]*@/, '//')})`) || status;
 } else if (pgFiles.length) {

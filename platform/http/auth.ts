@@ -3,8 +3,9 @@
  * `Authorization: Bearer <key>`, `X-API-Key: <key>`, or either.
  */
 import type { FastifyRequest } from 'fastify';
-import { authenticateKey, type Identity, type KeyKind } from '../identity/keys.ts';
-import type { Sql } from '../storage/database.ts';
+import { keyAuthenticatorFor, type KeyAuthenticator } from '../identity/key-cache.ts';
+import type { Identity, KeyKind } from '../identity/keys.ts';
+import type { Database } from '../storage/database.ts';
 import { ApiError } from './errors.ts';
 import { RateLimiter } from './rate-limit.ts';
 
@@ -32,7 +33,7 @@ export function presentedKey(req: FastifyRequest, header: KeyHeader): string | n
 }
 
 export interface AuthOptions {
-  db: Sql;
+  db: Database;
   service: string;
   header: KeyHeader;
   kind?: KeyKind;
@@ -46,10 +47,12 @@ export interface AuthOptions {
 /** A preHandler that sets `req.identity` or throws the service's 401 / 429. */
 export function requireKey(options: AuthOptions) {
   const limiter = new RateLimiter();
+  let keys: KeyAuthenticator | null = null;
   return async (req: FastifyRequest): Promise<void> => {
     const raw = presentedKey(req, options.header);
     if (!raw) throw options.unauthorized();
-    const identity = await authenticateKey(options.db, raw, options.service, options.kind ?? 'api_key');
+    keys ??= await keyAuthenticatorFor(options.db);
+    const identity = await keys.authenticate(raw, options.service, options.kind ?? 'api_key');
     if (!identity) throw options.unauthorized();
     const rate = options.ratePerSecond?.(identity.plan);
     if (rate !== undefined && !limiter.take(identity.keyId, rate)) {

@@ -51,6 +51,8 @@ export async function setPlan(db: Sql, accountId: string, service: string, plan:
      ON CONFLICT (account_id, service) DO UPDATE SET plan = EXCLUDED.plan, updated_at = now()`,
     [accountId, service, plan],
   );
+  // Cached key lookups carry the plan: drop them (see key-cache.ts).
+  await db.query("SELECT pg_notify('lattice_api_keys', $1)", [accountId]);
 }
 
 export async function getPlan(db: Sql, accountId: string, service: string): Promise<string | null> {

@@ -76,6 +76,8 @@ export async function createKey(db: Sql, input: NewKey): Promise<CreatedKey> {
 export async function revokeKey(db: Sql, id: string): Promise<boolean> {
   const rows = await db.query('UPDATE api_keys SET revoked_at = COALESCE(revoked_at, now()) WHERE id = $1 RETURNING id', [id]);
   if (rows.length === 0) throw new ApiError(404, 'not_found', `Key not found: ${id}`);
+  // Tells every process caching key lookups to drop them (see key-cache.ts).
+  await db.query("SELECT pg_notify('lattice_api_keys', $1)", [id]);
   return true;
 }
 

@@ -20,6 +20,11 @@ export interface Database extends Sql {
    * (migrations, the job queue's locked commands); returns the last statement's rows.
    */
   exec(script: string): Promise<Record<string, unknown>[]>;
+  /**
+   * Calls `handler` for each NOTIFY on `channel` delivered to this process; returns a function
+   * that stops listening. PGlite delivers only notifications raised inside its own process.
+   */
+  listen(channel: string, handler: (payload: string) => void): Promise<() => Promise<void>>;
   close(): Promise<void>;
 }
 
@@ -29,6 +34,7 @@ pg.types.setTypeParser(20, (v) => Number(v));
 /** A database reached through node-postgres: a real server or a served PGlite. */
 export function openPostgres(config: pg.PoolConfig): Database {
   const pool = new pg.Pool({ max: 10, ...config });
+  const listeners = new Set<() => Promise<void>>();
   // An idle client that loses its connection must not crash the process.
   pool.on('error', () => {});
   return {
@@ -61,7 +67,26 @@ export function openPostgres(config: pg.PoolConfig): Database {
       const last = Array.isArray(result) ? result[result.length - 1] : result;
       return (last?.rows ?? []) as Record<string, unknown>[];
     },
+    async listen(channel, handler) {
+      // A dedicated connection: LISTEN belongs to a session, and pooled sessions come and go.
+      const client = await pool.connect();
+      const onNotification = (msg: pg.Notification) => {
+        if (msg.channel === channel) handler(msg.payload ?? '');
+      };
+      client.on('notification', onNotification);
+      await client.query(`LISTEN ${pg.escapeIdentifier(channel)}`);
+      const stop = async () => {
+        if (!listeners.delete(stop)) return;
+        client.off('notification', onNotification);
+        await client.query(`UNLISTEN ${pg.escapeIdentifier(channel)}`).catch(() => {});
+        client.release();
+      };
+      listeners.add(stop);
+      return stop;
+    },
     async close() {
+      // pool.end() waits for checked-out clients: give back the listening ones first.
+      await Promise.all([...listeners].map((stop) => stop()));
       await pool.end();
     },
   };
@@ -96,6 +121,9 @@ export async function openPglite(dir: string | null): Promise<EmbeddedDatabase> 
     async exec(script: string) {
       const results = await db.exec(script);
       return (results[results.length - 1]?.rows ?? []) as Record<string, unknown>[];
+    },
+    async listen(channel, handler) {
+      return db.listen(channel, handler);
     },
     async close() {
       if (!db.closed) await db.close();

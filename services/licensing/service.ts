@@ -50,11 +50,15 @@ async function build(ctx: ServiceContext, options: { prefix: string }): Promise<
   // Signing keys exist from the first start on, so /keys is never empty.
   await keys.active('artifact', 'ML-DSA-65');
 
+  const artifactValidator = new ArtifactValidator(ctx.db, keys);
+  await artifactValidator.start();
+  app.addHook('onClose', async () => artifactValidator.stop());
+
   const invalidKey = () => new ApiError(401, 'invalid_api_key', 'Invalid or inactive API key');
   const deps: LicensingDeps = {
     ctx,
     keys,
-    artifactValidator: new ArtifactValidator(ctx.db, keys),
+    artifactValidator,
     bearerAuth: requireKey({ db: ctx.db, service: 'licensing', header: 'bearer', unauthorized: invalidKey }),
     apiKeyAuth: requireKey({ db: ctx.db, service: 'licensing', header: 'x-api-key', unauthorized: invalidKey }),
     serviceTokenAuth: requireKey({

@@ -32,8 +32,10 @@ export async function currentEpoch(db: Sql): Promise<number> {
   return Number(row?.epoch ?? 0);
 }
 
+/** Takes the next epoch; the NOTIFY (delivered at commit) tells validators to drop their caches. */
 async function nextEpoch(tx: Sql): Promise<number> {
   const [row] = await tx.query<{ epoch: number | string }>('UPDATE licensing_epoch SET epoch = epoch + 1 WHERE id = 1 RETURNING epoch');
+  await tx.query("SELECT pg_notify('licensing_revocations', $1)", [String(row!.epoch)]);
   return Number(row!.epoch);
 }
 

@@ -1,13 +1,17 @@
 /**
- * Server-side validation of artifacts. Parsing and signature checks depend only on the
- * artifact text and the (immutable) key behind each key id, so their outcome is cached by
- * the text's hash; revocation and the epoch are read from the database on every request,
- * so a revocation or a restore takes effect on the very next validation.
+ * Server-side validation of artifacts, built to answer from memory:
+ *  - parsing and signature checks depend only on the artifact text and the (immutable) key
+ *    behind each key id, so their outcome is cached by the text's hash;
+ *  - the epoch and each license's revocation row are cached too, and dropped whenever the
+ *    revocation state changes: at once in the process that made the change (the revoke and
+ *    restore routes call `revocationsChanged`), and through NOTIFY `licensing_revocations`
+ *    in every other process listening on the same PostgreSQL database. A generation counter
+ *    keeps a lookup that raced with a change from refilling the cache with the old state.
  */
 import { createHash } from 'node:crypto';
 import { verify } from '../../../engines/crypto/index.ts';
 import { ApiError } from '../../../platform/http/errors.ts';
-import type { Sql } from '../../../platform/storage/database.ts';
+import type { Database } from '../../../platform/storage/database.ts';
 import {
   ArtifactParseError,
   evaluate,
@@ -25,14 +29,64 @@ interface Checked {
 }
 
 const CACHE_LIMIT = 20_000;
+export const REVOCATIONS_CHANNEL = 'licensing_revocations';
+
+interface RevocationRow {
+  reason: string;
+  /** End of a suspension in ms, or null for a permanent revocation. */
+  until: number | null;
+}
 
 export class ArtifactValidator {
   private readonly cache = new Map<string, Checked>();
+  private generation = 0;
+  private epoch: number | null = null;
+  private readonly revocations = new Map<string, RevocationRow | null>();
+  private unlisten: (() => Promise<void>) | null = null;
 
   constructor(
-    private readonly db: Sql,
+    private readonly db: Database,
     private readonly keys: SigningKeys,
   ) {}
+
+  async start(): Promise<void> {
+    this.unlisten ??= await this.db.listen(REVOCATIONS_CHANNEL, () => this.revocationsChanged());
+  }
+
+  async stop(): Promise<void> {
+    await this.unlisten?.();
+    this.unlisten = null;
+  }
+
+  /** Drops the cached epoch and revocation rows. */
+  revocationsChanged(): void {
+    this.generation++;
+    this.epoch = null;
+    this.revocations.clear();
+  }
+
+  private async revocationState(licenseId: string): Promise<{ epoch: number; row: RevocationRow | null }> {
+    const cachedRow = this.revocations.get(licenseId);
+    if (this.epoch !== null && cachedRow !== undefined) return { epoch: this.epoch, row: cachedRow };
+    const generation = this.generation;
+    const [state] = await this.db.query<{ epoch: number | string; reason: string | null; effective_until: Date | null; revoked: boolean }>(
+      `SELECT e.epoch, r.reason, r.effective_until, r.license_id IS NOT NULL AS revoked
+         FROM licensing_epoch e
+         LEFT JOIN licensing_revocations r ON r.license_id::text = $1
+        WHERE e.id = 1`,
+      [licenseId],
+    );
+    const epoch = Number(state?.epoch ?? 0);
+    const row = state?.revoked
+      ? { reason: state.reason!, until: state.effective_until ? new Date(state.effective_until).getTime() : null }
+      : null;
+    if (generation === this.generation) {
+      if (this.revocations.size >= CACHE_LIMIT * 5) this.revocations.clear();
+      this.epoch = epoch;
+      this.revocations.set(licenseId, row);
+    }
+    return { epoch, row };
+  }
 
   /** Parses and checks signatures, or answers from the cache. Throws 400 for unparseable text. */
   private async check(text: string): Promise<Checked> {
@@ -66,18 +120,10 @@ export class ArtifactValidator {
 
   async validate(text: string, fingerprint: Fingerprint | null | undefined, now: Date): Promise<ValidationResult> {
     const { payload, signatureValid } = await this.check(text);
-    // One round trip for the epoch and this license's revocation state.
-    const [state] = await this.db.query<{ epoch: number | string; reason: string | null; effective_until: Date | null; revoked: boolean }>(
-      `SELECT e.epoch, r.reason, r.effective_until, r.license_id IS NOT NULL AS revoked
-         FROM licensing_epoch e
-         LEFT JOIN licensing_revocations r
-           ON r.license_id::text = $1 AND (r.effective_until IS NULL OR r.effective_until > $2)
-        WHERE e.id = 1`,
-      [payload.license_id, now],
-    );
-    const revoked = state?.revoked
-      ? { reason: state.reason!, until: state.effective_until ? new Date(state.effective_until).toISOString() : null }
-      : null;
-    return evaluate({ payload, signatureValid, revoked, fingerprint, now, epoch: Number(state?.epoch ?? 0) });
+    const { epoch, row } = await this.revocationState(payload.license_id);
+    // A suspension ends by itself: compare its end with the request's time on every use.
+    const active = row && (row.until === null || row.until > now.getTime());
+    const revoked = active ? { reason: row.reason, until: row.until === null ? null : new Date(row.until).toISOString() } : null;
+    return evaluate({ payload, signatureValid, revoked, fingerprint, now, epoch });
   }
 }

@@ -23,6 +23,9 @@ export function registerRestore(app: ServiceApp, deps: LicensingDeps): void {
         },
       },
     },
-    async (req) => restore(deps.ctx.db, { licenseId: req.params.license_id, accountId: identityOf(req).accountId }, deps.ctx.now()),
+    async (req) =>
+      restore(deps.ctx.db, { licenseId: req.params.license_id, accountId: identityOf(req).accountId }, deps.ctx.now()).finally(() =>
+        deps.artifactValidator.revocationsChanged(),
+      ),
   );
 }

@@ -37,8 +37,8 @@ export function registerRevoke(app: ServiceApp, deps: LicensingDeps): void {
         response: { 200: Result, '4xx': DetailError },
       },
     },
-    async (req) =>
-      revoke(
+    async (req) => {
+      const result = await revoke(
         deps.ctx.db,
         {
           licenseId: req.body.license_id,
@@ -47,6 +47,8 @@ export function registerRevoke(app: ServiceApp, deps: LicensingDeps): void {
           effectiveUntil: req.body.effective_until ? new Date(req.body.effective_until) : null,
         },
         deps.ctx.now(),
-      ),
+      ).finally(() => deps.artifactValidator.revocationsChanged());
+      return result;
+    },
   );
 }

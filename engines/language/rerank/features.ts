@@ -1,0 +1,130 @@
+/**
+ * Query-document features for the classic reranker, each computed from the texts and the
+ * index's statistics only (no model): lexical match strength, title match, coverage of the
+ * query's informative terms, term proximity, phrase (bigram) matches, dense similarity, and
+ * similarity to the pseudo-relevant centroid of the first stage's best documents.
+ */
+import { cosine } from '../embed/hashing.ts';
+import { idf } from '../retrieval/bm25.ts';
+import type { Candidate, RerankContext } from '../retrieval/search-index.ts';
+import { indexedText } from '../retrieval/search-index.ts';
+import { termCounts, terms } from '../text/tokenize.ts';
+
+export const FEATURE_NAMES = [
+  'first_stage',
+  'rank_discount',
+  'idf_coverage',
+  'title_coverage',
+  'proximity',
+  'bigrams',
+  'dense',
+  'prf',
+] as const;
+
+export const FEATURE_COUNT = FEATURE_NAMES.length;
+
+/** Pseudo-relevance feedback depth: the first stage's best documents taken as relevant. */
+const PRF_DEPTH = 8;
+
+function tfidfVector(counts: ReadonlyMap<string, number>, weight: (t: string) => number): Map<string, number> {
+  const v = new Map<string, number>();
+  let norm = 0;
+  for (const [t, tf] of counts) {
+    const w = (1 + Math.log(tf)) * weight(t);
+    v.set(t, w);
+    norm += w * w;
+  }
+  norm = Math.sqrt(norm) || 1;
+  for (const [t, w] of v) v.set(t, w / norm);
+  return v;
+}
+
+function sparseDot(a: ReadonlyMap<string, number>, b: ReadonlyMap<string, number>): number {
+  const [small, large] = a.size < b.size ? [a, b] : [b, a];
+  let dot = 0;
+  for (const [t, w] of small) dot += w * (large.get(t) ?? 0);
+  return dot;
+}
+
+/** Smallest distance (in index terms) between occurrences of two terms, or Infinity. */
+function minDistance(positions: ReadonlyMap<string, number[]>, a: string, b: string): number {
+  const pa = positions.get(a);
+  const pb = positions.get(b);
+  if (!pa || !pb) return Infinity;
+  let best = Infinity;
+  let i = 0;
+  let j = 0;
+  while (i < pa.length && j < pb.length) {
+    best = Math.min(best, Math.abs(pa[i] - pb[j]));
+    if (pa[i] < pb[j]) i++;
+    else j++;
+  }
+  return best;
+}
+
+/** One feature row per candidate, in candidate order; every feature lies in about [0, 1]. */
+export async function extractFeatures(query: string, candidates: readonly Candidate[], ctx: RerankContext): Promise<number[][]> {
+  const qTerms = terms(query);
+  const qCounts = termCounts(qTerms);
+  const docTerms = candidates.map((c) => terms(indexedText(c)));
+  const vocab = new Set<string>(qCounts.keys());
+  for (const list of docTerms.slice(0, PRF_DEPTH)) for (const t of list) vocab.add(t);
+  const df = await ctx.df([...vocab]);
+  const w = (t: string): number => idf(ctx.n, df.get(t) ?? 0);
+
+  const qIdfTotal = [...qCounts.keys()].reduce((s, t) => s + w(t), 0) || 1;
+  const qBigrams: [string, string][] = [];
+  for (let i = 0; i + 1 < qTerms.length; i++) qBigrams.push([qTerms[i], qTerms[i + 1]]);
+  const pairs: [string, string, number][] = [];
+  const uniq = [...qCounts.keys()];
+  for (let i = 0; i < uniq.length; i++) for (let j = i + 1; j < uniq.length; j++) pairs.push([uniq[i], uniq[j], w(uniq[i]) * w(uniq[j])]);
+  const pairTotal = pairs.reduce((s, p) => s + p[2], 0) || 1;
+
+  const docVectors = docTerms.map((list) => tfidfVector(termCounts(list), w));
+  // The pseudo-relevant centroid, built from the first stage's best documents.
+  const centroid = new Map<string, number>();
+  for (const v of docVectors.slice(0, PRF_DEPTH)) for (const [t, x] of v) centroid.set(t, (centroid.get(t) ?? 0) + x);
+  const cNorm = Math.sqrt([...centroid.values()].reduce((s, x) => s + x * x, 0)) || 1;
+  for (const [t, x] of centroid) centroid.set(t, x / cNorm);
+
+  const [qVec, ...dVecs] = await ctx.embed([query, ...candidates.map(indexedText)]);
+  const top = Math.max(...candidates.map((c) => c.score), 1e-9);
+
+  return candidates.map((c, k) => {
+    const list = docTerms[k];
+    const present = new Set(list);
+    const positions = new Map<string, number[]>();
+    list.forEach((t, i) => {
+      if (qCounts.has(t)) {
+        const arr = positions.get(t) ?? [];
+        arr.push(i);
+        positions.set(t, arr);
+      }
+    });
+    const titleTerms = new Set(terms(c.title));
+    let coverage = 0;
+    let titleCoverage = 0;
+    for (const t of qCounts.keys()) {
+      if (present.has(t)) coverage += w(t);
+      if (titleTerms.has(t)) titleCoverage += w(t);
+    }
+    let proximity = 0;
+    for (const [a, b, weight] of pairs) proximity += weight / (1 + Math.max(0, minDistance(positions, a, b) - 1));
+    let bigrams = 0;
+    for (const [a, b] of qBigrams) {
+      const pa = positions.get(a);
+      const pb = new Set(positions.get(b) ?? []);
+      if (pa?.some((p) => pb.has(p + 1))) bigrams++;
+    }
+    return [
+      c.score / top,
+      1 / Math.log2(c.rank + 2),
+      coverage / qIdfTotal,
+      titleCoverage / qIdfTotal,
+      proximity / pairTotal,
+      qBigrams.length ? bigrams / qBigrams.length : 0,
+      Math.max(0, cosine(qVec, dVecs[k])),
+      Math.max(0, sparseDot(docVectors[k], centroid)),
+    ];
+  });
+}

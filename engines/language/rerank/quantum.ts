@@ -1,0 +1,99 @@
+/**
+ * The quantum rerank tier: a fidelity kernel k(q, d) = |<0|U(d)† U(q)|0>|² between encoded
+ * feature vectors, evaluated by building the circuit U(q) followed by U(d)† in the project's
+ * circuit model and running it on the project's statevector simulator (engines/quantum).
+ *
+ * Encoding: one qubit per informative query term (the QUBITS highest-idf ones). A document's
+ * feature for a term is its saturated BM25 term weight tf·(k1+1)/(tf + k1·norm) / (k1+1) in
+ * [0, 1); the query's is 1 (an ideal document saturates every term). U(x) is two layers of
+ * RY(π·x_i) rotations with a ring of CX between them (data re-uploading), so the kernel
+ * rewards documents that match the informative terms together, not one at a time.
+ * The kernel is added to the classic tier's learned score: score = classic + KERNEL_WEIGHT·k.
+ *
+ * No GPU statevector backend exists in this project yet, so `quantum_gpu` runs the same
+ * kernel on the CPU and says so in `lastRun.device`.
+ */
+import type { Circuit, GateOp } from '../../quantum/circuit.ts';
+import { emptyCircuit } from '../../quantum/circuit.ts';
+import { simulateStatevector } from '../../quantum/index.ts';
+import { DEFAULT_BM25, idf } from '../retrieval/bm25.ts';
+import type { Scored } from '../retrieval/bm25.ts';
+import type { Candidate, RerankContext, Reranker } from '../retrieval/search-index.ts';
+import { indexedText } from '../retrieval/search-index.ts';
+import { termCounts, terms } from '../text/tokenize.ts';
+import { classicReranker } from './classic.ts';
+
+export const QUBITS = 6;
+export const KERNEL_WEIGHT = 1.0;
+
+function encode(c: Circuit, x: readonly number[], inverse: boolean): void {
+  const n = x.length;
+  const layer = (): GateOp[] => x.map((v, i) => ({ kind: 'gate', name: 'ry', qubits: [i], params: [Math.PI * v] }));
+  const ring: GateOp[] = [];
+  for (let i = 0; i < n && n > 1; i++) {
+    if (n === 2 && i === 1) break;
+    ring.push({ kind: 'gate', name: 'cx', qubits: [i, (i + 1) % n], params: [] });
+  }
+  const ops = [...layer(), ...ring, ...layer()];
+  if (!inverse) {
+    c.ops.push(...ops);
+    return;
+  }
+  // U† reverses the gate order and inverts each gate: RY(θ)† = RY(-θ), CX† = CX.
+  for (const op of ops.reverse()) c.ops.push(op.name === 'ry' ? { ...op, params: [-op.params[0]] } : op);
+}
+
+/** |<0|U(b)† U(a)|0>|², simulated. */
+export function fidelityKernel(a: readonly number[], b: readonly number[]): number {
+  const c = emptyCircuit(a.length);
+  encode(c, a, false);
+  encode(c, b, true);
+  const sv = simulateStatevector(c);
+  return sv[0] * sv[0] + sv[1] * sv[1];
+}
+
+export interface QuantumRunInfo {
+  device: 'cpu';
+  requested: 'cpu' | 'gpu';
+  circuits: number;
+  qubits: number;
+}
+
+export interface QuantumReranker extends Reranker {
+  lastRun?: QuantumRunInfo;
+}
+
+export function quantumReranker(opts: { device?: 'cpu' | 'gpu'; kernelWeight?: number } = {}): QuantumReranker {
+  const classic = classicReranker();
+  const weight = opts.kernelWeight ?? KERNEL_WEIGHT;
+  const self: QuantumReranker = {
+    name: opts.device === 'gpu' ? 'quantum_gpu' : 'quantum_cpu',
+    async rerank(query: string, candidates: readonly Candidate[], ctx: RerankContext): Promise<Scored[]> {
+      if (candidates.length === 0) return [];
+      const base = new Map((await classic.rerank(query, candidates, ctx)).map((s) => [s.doc_id, s.score]));
+      const qTerms = [...termCounts(terms(query)).keys()];
+      const df = await ctx.df(qTerms);
+      const chosen = qTerms
+        .map((t) => ({ t, w: idf(ctx.n, df.get(t) ?? 0) }))
+        .sort((a, b) => b.w - a.w || (a.t < b.t ? -1 : 1))
+        .slice(0, QUBITS)
+        .map((x) => x.t);
+      const { k1, b } = DEFAULT_BM25;
+      const qVec = chosen.map(() => 1);
+      const scored = candidates.map((c) => {
+        const list = terms(indexedText(c));
+        const counts = termCounts(list);
+        const norm = 1 - b + (b * list.length) / (ctx.avgdl || 1);
+        const dVec = chosen.map((t) => {
+          const tf = counts.get(t) ?? 0;
+          return (tf * (k1 + 1)) / (tf + k1 * norm) / (k1 + 1);
+        });
+        const k = chosen.length ? fidelityKernel(qVec, dVec) : 0;
+        return { doc_id: c.doc_id, score: (base.get(c.doc_id) ?? 0) + weight * k, rank: c.rank };
+      });
+      self.lastRun = { device: 'cpu', requested: opts.device ?? 'cpu', circuits: chosen.length ? candidates.length : 0, qubits: chosen.length };
+      return scored.sort((x, y) => y.score - x.score || x.rank - y.rank).map(({ doc_id, score }) => ({ doc_id, score }));
+    },
+  };
+  return self;
+}

@@ -6,14 +6,15 @@
  *   const { circuit, metrics, qubitMapping } = optimize(parseQasm(text), { level: 2, basisGates: ['cx', 'rz', 'sx', 'x'] });
  */
 import type { Circuit } from '../circuit.ts';
-import { DEFAULT_BASIS, emit, parseBasis } from './basis.ts';
+import { DEFAULT_BASIS, emit, parseBasis, type Basis } from './basis.ts';
 import type { Mat } from './complex.ts';
 import { synth1q } from './euler.ts';
 import { allowsCx, couplingFrom } from './coupling.ts';
 import { resynthesize2q, synthesizeUnitaries } from './blocks.ts';
 import { layoutAndRoute } from './layout.ts';
-import { metrics, type Metrics } from './metrics.ts';
+import { counts, metrics, type Metrics } from './metrics.ts';
 import { choosePolarities } from './polarity.ts';
+import { chooseToffoliForms } from './toffoli.ts';
 import { simplify } from './simplify.ts';
 import { unroll, type MatrixFallback } from './unroll.ts';
 
@@ -51,9 +52,32 @@ export function optimize(input: Circuit, options: OptimizeOptions = {}): Optimiz
   const level = options.level ?? 2;
   if (![0, 1, 2, 3].includes(level)) throw new Error(`optimization level must be 0, 1, 2 or 3 (got ${level})`);
   const basis = parseBasis(options.basisGates?.length ? options.basisGates : DEFAULT_BASIS);
+  const plain = pipeline(input, options, level, basis, false);
+  if (level < 3) return plain;
+  // Level 3 also tries the CCZ decomposition search and keeps whichever result is smaller.
+  if (!input.ops.some((o) => o.kind === 'gate' && TOFFOLI_LIKE.has(o.name))) return plain;
+  const searched = pipeline(input, options, level, basis, true);
+  const size = (r: OptimizeResult): [number, number] => {
+    const k = counts(r.circuit);
+    return [k.twoQubit, k.gates];
+  };
+  const [a2, ag] = size(plain);
+  const [b2, bg] = size(searched);
+  return b2 < a2 || (b2 === a2 && bg < ag) ? searched : plain;
+}
+
+const TOFFOLI_LIKE = new Set(['ccx', 'ccz', 'toffoli', 'cswap', 'c3x', 'c4x', 'mcx']);
+
+function pipeline(input: Circuit, options: OptimizeOptions, level: number, basis: Basis, searchToffoli: boolean): OptimizeResult {
   const cost1q = (m: Mat): number => synth1q(m, basis.oneQ).gates.length;
   let ir = unroll(input, options.matrixFallback);
   synthesizeUnitaries(ir);
+  if (searchToffoli) {
+    chooseToffoliForms(ir, (w) => {
+      simplify(w, 2);
+      return w.ops.length;
+    });
+  }
   if (level >= 2) choosePolarities(ir);
   simplify(ir, level);
   if (level >= 3) {

@@ -72,3 +72,18 @@ test('gnss replay prints NMEA epochs with their signal power check', async () =>
   assert.match(out, /2019-04-12T00:39:56\.000Z +-45\.87756717 170\.50011133/);
   assert.match(out, /nmea: 29 epochs, 29 with a fix, 0 rejected/);
 });
+
+test('gnss simulate --json runs the simulator through the engine and reports a scenario event', async () => {
+  const out = JSON.parse(
+    await run(['simulate', '--seconds', '40', '--seed', '3', '--scenario', '{"kind":"spoofer_position","start":30,"offsetEnu":[80,0,0],"power":"matched"}', '--json']),
+  ) as { epochs: { position: { latitude: number } | null; spoofing: { status: string } }[]; summary: { fixes: number; events: { start_s: number; threat_type: string }[] } };
+  assert.equal(out.summary.fixes, 40);
+  assert.ok(out.epochs.slice(0, 30).every((e) => e.spoofing.status === 'clear'));
+  assert.equal(out.summary.events.length, 1);
+  assert.equal(out.summary.events[0].threat_type, 'spoofing_position');
+  assert.ok(out.summary.events[0].start_s >= 30 && out.summary.events[0].start_s <= 32);
+});
+
+test('gnss simulate rejects a bad site with a clear message', async () => {
+  await assert.rejects(run(['simulate', '--site', '95,0,0']), /--site must be lat,lon,height/);
+});

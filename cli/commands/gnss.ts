@@ -1,7 +1,20 @@
 // `lattice gnss`: solve RINEX files and replay receiver logs (UBX, NMEA, gpsd) through the GNSS engine.
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
-import { parseNav, parseObs, replayLog, solveFile, streamGpsd, summariseReplay, type ReceiverEpoch } from '../../engines/gnss/index.ts';
+import {
+  ConstellationSimulator,
+  defaultAnomalyModel,
+  GnssEngine,
+  parseNav,
+  parseObs,
+  replayLog,
+  solveFile,
+  streamGpsd,
+  summariseReplay,
+  type ReceiverEpoch,
+  type Scenario,
+} from '../../engines/gnss/index.ts';
+import { integrityReport, positionReport, timingReport } from '../../engines/gnss/report.ts';
 
 function readText(path: string): string {
   try {
@@ -95,5 +108,66 @@ export function register(program: Command): void {
       const s = summary.summary;
       process.stdout.write(`${format}: ${s.epochs} epochs, ${s.fixes} with a fix, ${errors.length} rejected frames/sentences\n`);
       for (const e of errors) process.stdout.write(`  ${e}\n`);
+    });
+
+  gnss
+    .command('simulate')
+    .description('run the built-in constellation simulator through the engine, optionally with a scenario')
+    .option('--site <lat,lon,height>', 'site in degrees and metres', '37.4165,-122.2042,64')
+    .option('--seconds <n>', 'epochs to simulate at 1 Hz', '60')
+    .option('--seed <n>', 'random seed', '1')
+    .option('--oscillator <class>', 'TCXO, OCXO or rubidium', 'OCXO')
+    .option('--scenario <json>', 'a scenario object, e.g. {"kind":"spoofer_position","start":30,"offsetEnu":[100,0,0],"power":"matched"}')
+    .option('--json', 'print one JSON object {epochs, summary}')
+    .action((opts: { site: string; seconds: string; seed: string; oscillator: string; scenario?: string; json?: boolean }) => {
+      const site = opts.site.split(',').map(Number);
+      if (site.length !== 3 || site.some((v) => !Number.isFinite(v)) || Math.abs(site[0]) > 90 || Math.abs(site[1]) > 180) {
+        throw new Error(`--site must be lat,lon,height in degrees and metres, got "${opts.site}"`);
+      }
+      const seconds = Number(opts.seconds);
+      if (!Number.isInteger(seconds) || seconds < 1 || seconds > 86400) throw new Error(`--seconds must be an integer from 1 to 86400, got "${opts.seconds}"`);
+      if (!['TCXO', 'OCXO', 'rubidium'].includes(opts.oscillator)) throw new Error(`--oscillator must be TCXO, OCXO or rubidium, got "${opts.oscillator}"`);
+      const oscillator = opts.oscillator as 'TCXO' | 'OCXO' | 'rubidium';
+      let scenarios: Scenario[] = [];
+      if (opts.scenario) {
+        try {
+          const parsed = JSON.parse(opts.scenario) as Scenario | Scenario[];
+          scenarios = Array.isArray(parsed) ? parsed : [parsed];
+        } catch {
+          throw new Error('--scenario must be JSON');
+        }
+      }
+      const sim = new ConstellationSimulator({ site: { lat: site[0], lon: site[1], height: site[2] }, seed: Number(opts.seed), oscillator, scenarios });
+      const engine = new GnssEngine({ nav: sim.nav, oscillator, agcBaselinePercent: 50, anomalyModel: defaultAnomalyModel() });
+      const epochs = [];
+      for (let k = 0; k < seconds; k++) {
+        const e = sim.step();
+        const a = engine.process(e.obs, { agcPercent: e.agcPercent });
+        epochs.push({
+          elapsed_s: e.elapsed,
+          scenarios: e.active,
+          position: positionReport(a),
+          integrity: integrityReport(a),
+          spoofing: { ...a.spoofing, warnings: a.checks.filter((c) => c.result === 'warning').map((c) => c.type) },
+          timing: timingReport(engine, e.obs.time, { includeBounds: true }),
+          raim: { fault_detected: a.raim.faultDetected, excluded: a.raim.excluded },
+        });
+      }
+      const summary = {
+        epochs: epochs.length,
+        fixes: epochs.filter((e) => e.position).length,
+        warnings: epochs.filter((e) => e.spoofing.status !== 'clear').length,
+        events: engine.history.events.map((e) => ({ start_s: e.start - sim.startGps, status: e.status, threat_type: e.threatType, checks: e.checks })),
+      };
+      if (opts.json) {
+        process.stdout.write(`${JSON.stringify({ epochs, summary })}\n`);
+        return;
+      }
+      for (const e of epochs) {
+        const p = e.position ? `${e.position.latitude.toFixed(7)} ${e.position.longitude.toFixed(7)} \u00b1${e.position.horizontal_accuracy_m.toFixed(1)} m` : 'no fix';
+        const w = e.spoofing.status === 'clear' ? '' : `  ${e.spoofing.status.toUpperCase()} ${e.spoofing.threatType} (${e.spoofing.warnings.join(',')})`;
+        process.stdout.write(`+${String(e.elapsed_s).padStart(4)} s  ${p}  sats ${e.integrity.satellites_used}  integrity ${e.integrity.score}  ${e.timing.source} \u00b1${e.timing.accuracy_ns} ns${w}\n`);
+      }
+      process.stdout.write(`${summary.fixes}/${summary.epochs} fixes, ${summary.warnings} epochs with warnings, ${summary.events.length} events\n`);
     });
 }

@@ -36,6 +36,8 @@ export interface EpochAssessment {
   /** Anomaly-model features of this epoch (all checks available), for training or inspection. */
   features?: Features;
   constellations: Constellation[];
+  /** Satellites with a usable measurement and ephemeris this epoch. */
+  satellitesTracked: number;
   integrity: { overall: number; position: number; timing: number; spoofing: number };
 }
 
@@ -118,7 +120,9 @@ export class GnssEngine {
     checks.push(signalPower);
     const warnings = checks.filter((c) => c.result === 'warning');
     const status: SpoofingStatus = warnings.length >= 2 ? 'alert' : warnings.length === 1 ? 'warning' : 'clear';
-    const threat = classify(warnings, signalPower, measurements.length, fix, this.lastAssessment?.fix);
+    const open = this.history.open;
+    // Signal-level evidence alone during an open event keeps that event's classification.
+    const threat = open && warnings.every((w) => w.type === 'signal_power' || w.type === 'ml_anomaly') ? open.threatType : classify(warnings, signalPower, measurements.length, fix, this.lastAssessment?.fix);
     this.history.record(obs.time, status, threat, warnings.map((w) => w.type));
     // Hold over while there is no fix or while a spoofing/interference event is open.
     const holdover = !fix || status === 'alert' || this.history.open !== undefined;
@@ -150,6 +154,7 @@ export class GnssEngine {
         update: clockUpdate,
       },
       features,
+      satellitesTracked: measurements.length,
       constellations: [...new Set((fix?.residuals ?? []).map((r) => r.constellation))].sort(),
       integrity,
     };

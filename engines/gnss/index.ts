@@ -28,3 +28,4 @@ export { trainAnomalyModel, anomalyCheck, FEATURE_NAMES, type AnomalyModel } fro
 export { ConstellationSimulator, type SimulatorConfig, type SimEpoch } from './simulator/simulator.ts';
 export type { Scenario } from './simulator/scenarios.ts';
 export { defaultAnomalyModel } from './simulator/training.ts';
+export * from './report.ts';

@@ -11,6 +11,7 @@ import {
   resolveWeekRollover,
   utcToGps,
   gpsToUnixMs,
+  gpsToTaiIso,
 } from './time.ts';
 
 test('GPS - UTC is 18 s since 2017-01-01 and 0 at the GPS epoch', () => {
@@ -70,4 +71,10 @@ test('week and time of week invert each other', () => {
     assert.equal(fromWeekTow(week, tow), t);
     assert.ok(tow >= 0 && tow < 604800);
   }
+});
+
+test('TAI reads 37 s ahead of UTC since 2017 and 19 s ahead of GPS always', () => {
+  const gps = utcToGps(Date.parse('2026-11-23T12:00:00Z'));
+  assert.equal(gpsToTaiIso(gps), '2026-11-23T12:00:37.000 TAI');
+  assert.equal(gpsToTaiIso(0), '1980-01-06T00:00:19.000 TAI');
 });

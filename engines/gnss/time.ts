@@ -133,6 +133,11 @@ export function gpsToTai(gps: number): number {
   return gps + TAI_MINUS_GPS;
 }
 
+/** TAI calendar reading of a GPS instant, ISO 8601 style with a ` TAI` suffix (TAI has no leap seconds). */
+export function gpsToTaiIso(gps: number): string {
+  return `${new Date(GPS_EPOCH_UNIX_MS + (gps + TAI_MINUS_GPS) * 1000).toISOString().slice(0, 23)} TAI`;
+}
+
 /** GPS week number (full, not modulo 1024) and time of week of a GPS instant. */
 export function gpsWeekTow(gps: number): { week: number; tow: number } {
   const week = Math.floor(gps / WEEK_SECONDS);

@@ -43,7 +43,7 @@ export function signalPowerCheck(
   }
   const excessDb = options.excessDb ?? 6;
   const deficitDb = options.deficitDb ?? 9;
-  const uniformDb = options.uniformDb ?? 0.8;
+  const uniformDb = options.uniformDb ?? 0.5;
   const agcDrop = options.agcDropPercent ?? 20;
   const residuals = valid.map((s) => s.cn0 - (s.el === undefined ? expectedCn0(Math.PI / 4) : expectedCn0(s.el)));
   const meanRes = residuals.reduce((a, b) => a + b, 0) / residuals.length;

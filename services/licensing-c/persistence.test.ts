@@ -1,19 +1,46 @@
-/** Restarting loses nothing of variant C: accounts, keys, licenses, counters and the signature secret. */
+/**
+ * Restarting loses nothing of variant C: accounts, keys, licenses, counters and the signature
+ * secret. The store (embedded, or PostgreSQL when DATABASE_URL is set) is opened, closed and reopened.
+ */
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { allMigrations } from '../../platform/server.ts';
-import { openStore } from '../../platform/storage/store.ts';
+import { openPostgres } from '../../platform/storage/database.ts';
+import { migrate } from '../../platform/storage/migrate.ts';
+import { openStore, type Store } from '../../platform/storage/store.ts';
 import { call } from '../../platform/testing/harness.ts';
 import { licensingCService } from './service.ts';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'lattice-c-restart-'));
-after(() => rmSync(dataDir, { recursive: true, force: true }));
+// With DATABASE_URL the restart is of a PostgreSQL connection pool on a private schema; otherwise of the embedded store.
+const databaseUrl = process.env.DATABASE_URL || null;
+const schema = `restart_${randomBytes(6).toString('hex')}`;
+after(async () => {
+  rmSync(dataDir, { recursive: true, force: true });
+  if (databaseUrl) {
+    const admin = openPostgres({ connectionString: databaseUrl, max: 1 });
+    await admin.exec(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+    await admin.close();
+  }
+});
+
+async function openRestartableStore(): Promise<Pick<Store, 'db' | 'close'>> {
+  const migrations = allMigrations([licensingCService]);
+  if (!databaseUrl) return openStore({ dataDir, migrations });
+  const admin = openPostgres({ connectionString: databaseUrl, max: 1 });
+  await admin.exec(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
+  await admin.close();
+  const db = openPostgres({ connectionString: databaseUrl, options: `-c search_path=${schema}` });
+  await migrate(db, migrations);
+  return { db, close: () => db.close() };
+}
 
 async function boot() {
-  const store = await openStore({ dataDir, migrations: allMigrations([licensingCService]) });
+  const store = await openRestartableStore();
   const app = await licensingCService.build({ db: store.db, dataDir, now: () => new Date() }, { prefix: '' });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const address = app.server.address();

@@ -1,9 +1,11 @@
 /**
  * Restarting loses nothing of variant B: keys, licenses, revocations, usage counters, the
- * quantum-signature secret (old licenses still validate) and the KMS keys. The embedded
- * store is opened in a temporary data dir, closed, and opened again.
+ * quantum-signature secret (old licenses still validate) and the KMS keys. The store (the
+ * embedded one in a temporary data dir, or PostgreSQL when DATABASE_URL is set) is opened,
+ * closed, and opened again.
  */
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,15 +13,38 @@ import { after, test } from 'node:test';
 import { createAccount, setPlan } from '../../../platform/identity/accounts.ts';
 import { createKey } from '../../../platform/identity/keys.ts';
 import { allMigrations } from '../../../platform/server.ts';
-import { openStore } from '../../../platform/storage/store.ts';
+import { openPostgres } from '../../../platform/storage/database.ts';
+import { migrate } from '../../../platform/storage/migrate.ts';
+import { openStore, type Store } from '../../../platform/storage/store.ts';
 import { call } from '../../../platform/testing/harness.ts';
 import { licensingService } from '../service.ts';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'lattice-b-restart-'));
-after(() => rmSync(dataDir, { recursive: true, force: true }));
+// With DATABASE_URL the restart is of a PostgreSQL connection pool on a private schema; otherwise of the embedded store.
+const databaseUrl = process.env.DATABASE_URL || null;
+const schema = `restart_${randomBytes(6).toString('hex')}`;
+after(async () => {
+  rmSync(dataDir, { recursive: true, force: true });
+  if (databaseUrl) {
+    const admin = openPostgres({ connectionString: databaseUrl, max: 1 });
+    await admin.exec(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+    await admin.close();
+  }
+});
+
+async function openRestartableStore(): Promise<Pick<Store, 'db' | 'close'>> {
+  const migrations = allMigrations([licensingService]);
+  if (!databaseUrl) return openStore({ dataDir, migrations });
+  const admin = openPostgres({ connectionString: databaseUrl, max: 1 });
+  await admin.exec(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
+  await admin.close();
+  const db = openPostgres({ connectionString: databaseUrl, options: `-c search_path=${schema}` });
+  await migrate(db, migrations);
+  return { db, close: () => db.close() };
+}
 
 async function boot() {
-  const store = await openStore({ dataDir, migrations: allMigrations([licensingService]) });
+  const store = await openRestartableStore();
   const app = await licensingService.build({ db: store.db, dataDir, now: () => new Date() }, { prefix: '' });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const address = app.server.address();

@@ -1,5 +1,8 @@
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { parseQasm } from '../qasm/index.ts';
 import type { Circuit, GateOp } from '../circuit.ts';
 import { equivalenceError } from './equivalence.ts';
 import { counts, optimize } from './index.ts';
@@ -12,6 +15,9 @@ const circ = (n: number, ops: Array<[string, number[], number[]?]>, numClbits = 
   ops: ops.map(([name, qubits, params]) => ({ kind: 'gate', name, qubits, params: params ?? [] }) as GateOp),
   globalPhase: 0,
 });
+
+const nam = (name: string): Circuit =>
+  parseQasm(readFileSync(fileURLToPath(new URL(`../../../../shared/fixtures/nam/${name}.qasm`, import.meta.url)), 'utf8'));
 
 const gateNames = (c: Circuit): string[] => c.ops.map((o) => (o.kind === 'gate' ? o.name : o.kind));
 
@@ -104,4 +110,41 @@ test('bad options are refused with a message', () => {
   assert.throws(() => optimize(c, { couplingMap: [[0, 1]] }), /needs 3 qubits/);
   assert.throws(() => optimize(c, { couplingMap: [[0, 1], [2, 3]] }), /connected/);
   assert.throws(() => optimize(c, { basisGates: ['h', 'cx'] }), /cannot express/);
+});
+
+test('Hadamard reduction removes H gates around quarter turns and CX', () => {
+  const basis = ['cx', 'h', 'rz'];
+  const cases: Array<[Circuit, Record<string, number>]> = [
+    // H S H = S' H S': one H left, and the S' merge with the t gates around.
+    [circ(1, [['t', [0]], ['h', [0]], ['s', [0]], ['h', [0]], ['t', [0]]]), { rz: 2, h: 1 }],
+    // (H x H) CX (H x H) = reversed CX.
+    [circ(2, [['h', [0]], ['h', [1]], ['cx', [0, 1]], ['h', [0]], ['h', [1]]]), { cx: 1 }],
+    // H S CX S' H on the target = S' CX S.
+    [circ(2, [['h', [1]], ['s', [1]], ['cx', [0, 1]], ['sdg', [1]], ['h', [1]]]), { rz: 2, cx: 1 }],
+  ];
+  for (const [c, expected] of cases) {
+    const r = optimize(c, { level: 2, basisGates: basis });
+    assert.deepEqual(counts(r.circuit).byName, expected);
+    assert.ok(equivalenceError(c, r.circuit) < 1e-9);
+  }
+});
+
+test('on the Nam suite circuit tof_3, level 2 reaches 35 gates with 14 CX (from 45 and 18)', () => {
+  const c = nam('tof_3');
+  const basis = ['cx', 'h', 'rz', 'x'];
+  const l0 = counts(optimize(c, { level: 0, basisGates: basis }).circuit);
+  const l2 = optimize(c, { level: 2, basisGates: basis });
+  assert.deepEqual([l0.gates, l0.twoQubit], [45, 18]);
+  assert.deepEqual([counts(l2.circuit).gates, counts(l2.circuit).twoQubit], [35, 14]);
+  assert.ok(equivalenceError(c, l2.circuit) < 1e-9);
+});
+
+test('level 3 finds CCZ decompositions that cancel better on barenco_tof_3', () => {
+  const c = nam('barenco_tof_3');
+  const basis = ['cx', 'h', 'rz', 'x'];
+  const l2 = counts(optimize(c, { level: 2, basisGates: basis }).circuit);
+  const r3 = optimize(c, { level: 3, basisGates: basis });
+  const l3 = counts(r3.circuit);
+  assert.ok(l3.twoQubit < l2.twoQubit && l3.gates <= l2.gates, `level 2 ${l2.gates}/${l2.twoQubit}, level 3 ${l3.gates}/${l3.twoQubit}`);
+  assert.ok(equivalenceError(c, r3.circuit) < 1e-9);
 });

@@ -3,6 +3,7 @@
  * says). Variant A: signed license artifacts under /api/v1/v2; variant B: license keys,
  * plans and the KMS under /api/v1.
  */
+import { VerifyPool } from '../../engines/crypto/verify-pool.ts';
 import type { ServiceApp } from '../../platform/http/app.ts';
 import { createServiceApp } from '../../platform/http/app.ts';
 import { requireKey } from '../../platform/http/auth.ts';
@@ -50,9 +51,13 @@ async function build(ctx: ServiceContext, options: { prefix: string }): Promise<
   // Signing keys exist from the first start on, so /keys is never empty.
   await keys.active('artifact', 'ML-DSA-65');
 
-  const artifactValidator = new ArtifactValidator(ctx.db, keys);
+  const verifyPool = new VerifyPool();
+  const artifactValidator = new ArtifactValidator(ctx.db, keys, verifyPool);
   await artifactValidator.start();
-  app.addHook('onClose', async () => artifactValidator.stop());
+  app.addHook('onClose', async () => {
+    await artifactValidator.stop();
+    await verifyPool.close();
+  });
 
   const invalidKey = () => new ApiError(401, 'invalid_api_key', 'Invalid or inactive API key');
   const deps: LicensingDeps = {

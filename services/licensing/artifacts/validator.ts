@@ -9,7 +9,7 @@
  *    keeps a lookup that raced with a change from refilling the cache with the old state.
  */
 import { createHash } from 'node:crypto';
-import { verify } from '../../../engines/crypto/index.ts';
+import type { VerifyPool } from '../../../engines/crypto/verify-pool.ts';
 import { ApiError } from '../../../platform/http/errors.ts';
 import type { Database } from '../../../platform/storage/database.ts';
 import {
@@ -47,6 +47,7 @@ export class ArtifactValidator {
   constructor(
     private readonly db: Database,
     private readonly keys: SigningKeys,
+    private readonly pool: VerifyPool,
   ) {}
 
   async start(): Promise<void> {
@@ -105,7 +106,7 @@ export class ArtifactValidator {
         },
         (alg, publicKey, message, signature) =>
           alg === 'ML-DSA-65' || alg === 'ML-DSA-87' || alg === 'RSA-PSS-SHA256'
-            ? verify(alg, publicKey, message, signature)
+            ? this.pool.verify(alg, publicKey, message, signature)
             : false,
       );
       checked = { payload: artifact.payload, signatureValid };

@@ -136,6 +136,17 @@ export function compile(ops: Operation[]): Step[] {
       pending.set(one.q, prev ? matmul(one.m, prev) : one.m);
       continue;
     }
+    // A CX after one-qubit gates: both in one pass with the tensor-product kernel.
+    if (step.k === 'x' && step.pos.length === 2 && (pending.has(step.pos[0]!) || pending.has(step.pos[1]!))) {
+      const target = step.q;
+      const control = step.pos[0] === target ? step.pos[1]! : step.pos[0]!;
+      const a = pending.get(control) ?? I2;
+      const b = pending.get(target) ?? I2;
+      pending.delete(control);
+      pending.delete(target);
+      out.push({ k: 'kron2', q0: control, q1: target, a, b, cx: 1, pos: step.pos });
+      continue;
+    }
     const two = twoQubitMatrix(step);
     if (two && (pending.has(two.q0) || pending.has(two.q1))) {
       const pre = kron(pending.get(two.q1) ?? I2, pending.get(two.q0) ?? I2);
@@ -149,5 +160,64 @@ export function compile(ops: Operation[]): Step[] {
     out.push(step);
   }
   for (const q of [...pending.keys()]) flush(q);
+  return fanPhases(out);
+}
+
+/** Fewest two-qubit phases worth a fan pass (each costs a quarter pass; a fan costs two halves). */
+const MIN_FAN = 4;
+
+/** Merge runs of two-qubit phase steps that share a qubit into fan steps. */
+function fanPhases(steps: Step[]): Step[] {
+  const out: Step[] = [];
+  let i = 0;
+  while (i < steps.length) {
+    const s = steps[i]!;
+    if (s.k !== 'phase' || s.pos.length !== 2) {
+      out.push(s);
+      i++;
+      continue;
+    }
+    // Extend the run while a common hub qubit remains.
+    let hubs = [s.pos[0]!, s.pos[1]!];
+    let j = i + 1;
+    while (j < steps.length) {
+      const t = steps[j]!;
+      if (t.k !== 'phase' || t.pos.length !== 2) break;
+      const next = hubs.filter((h) => h === t.pos[0] || h === t.pos[1]);
+      if (next.length === 0) break;
+      hubs = next;
+      j++;
+    }
+    if (j - i < MIN_FAN) {
+      for (let k = i; k < j; k++) out.push(steps[k]!);
+    } else out.push(buildFan(steps.slice(i, j) as Array<Extract<Step, { k: 'phase' }>>, hubs[0]!));
+    i = j;
+  }
   return out;
+}
+
+function buildFan(run: Array<Extract<Step, { k: 'phase' }>>, h: number): Step {
+  const angle = new Map<number, number>();
+  let top = h;
+  for (const s of run) {
+    const k = s.pos[0] === h ? s.pos[1]! : s.pos[0]!;
+    angle.set(k, (angle.get(k) ?? 0) + Math.atan2(s.s, s.c));
+    top = Math.max(top, k);
+  }
+  const loBits = Math.ceil((top + 1) / 2);
+  const table = (bits: number, shift: number): Float64Array => {
+    const size = 2 ** bits;
+    const ph = new Float64Array(size);
+    for (let x = 1; x < size; x++) {
+      const low = 31 - Math.clz32(x & -x);
+      ph[x] = ph[x & (x - 1)]! + (angle.get(low + shift) ?? 0);
+    }
+    const t = new Float64Array(2 * size);
+    for (let x = 0; x < size; x++) {
+      t[2 * x] = Math.cos(ph[x]!);
+      t[2 * x + 1] = Math.sin(ph[x]!);
+    }
+    return t;
+  };
+  return { k: 'fan', h, lo: table(loBits, 0), hi: table(Math.max(0, top + 1 - loBits), loBits), loBits, pos: positionsOf(1 << h) };
 }

@@ -1,5 +1,5 @@
 /** Compiled statevector steps: one kernel call each, with the data a worker thread needs to run its share. */
-import { apply1, apply2, applyDiag1, applyK, applyPhase, applySwap, applyX, iterations } from './kernels.ts';
+import { apply1, apply2, applyDiag1, applyFan, applyK, applyKron2, applyPhase, applySwap, applyX, iterations } from './kernels.ts';
 
 export type Step =
   | { k: 'm1'; q: number; m: Float64Array; cmask: number; pos: Int32Array }
@@ -8,6 +8,8 @@ export type Step =
   | { k: 'phase'; mask: number; c: number; s: number; pos: Int32Array }
   | { k: 'swap'; a: number; b: number; cmask: number; pos: Int32Array }
   | { k: 'm2'; q0: number; q1: number; m: Float64Array; cmask: number; pos: Int32Array }
+  | { k: 'kron2'; q0: number; q1: number; a: Float64Array; b: Float64Array; cx: number; pos: Int32Array }
+  | { k: 'fan'; h: number; lo: Float64Array; hi: Float64Array; loBits: number; pos: Int32Array }
   | { k: 'mk'; qubits: Int32Array; m: Float64Array; cmask: number; pos: Int32Array };
 
 /** Number of loop iterations of a step on a state of `len` doubles (the range workers split). */
@@ -29,6 +31,10 @@ export function runStep(st: Float64Array, s: Step, lo: number, hi: number): void
       return applySwap(st, s.a, s.b, s.cmask, s.pos, lo, hi);
     case 'm2':
       return apply2(st, s.q0, s.q1, s.m, s.cmask, s.pos, lo, hi);
+    case 'kron2':
+      return applyKron2(st, s.q0, s.q1, s.a, s.b, s.cx, s.pos, lo, hi);
+    case 'fan':
+      return applyFan(st, s.h, s.lo, s.hi, s.loBits, lo, hi);
     case 'mk':
       return applyK(st, s.qubits, s.m, s.cmask, s.pos, lo, hi);
   }

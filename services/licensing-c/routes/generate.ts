@@ -9,7 +9,7 @@ import { identityOf } from '../../../platform/http/auth.ts';
 import type { ServiceApp } from '../../../platform/http/app.ts';
 import { ApiError } from '../../../platform/http/errors.ts';
 import { incrementWithinLimit, readCounter } from '../../../platform/identity/usage.ts';
-import { createQuantumSignature } from '../../../engines/crypto/quantum-signature.ts';
+import { createQuantumSignature, type QuantumSignature } from '../../../engines/crypto/quantum-signature.ts';
 import { CDetailError } from '../errors.ts';
 import { isoSeconds, newLicenseKey } from '../format.ts';
 import { monthlyCounter, monthlyLimitReached } from '../limits.ts';
@@ -80,7 +80,7 @@ export function registerGenerate(app: ServiceApp, deps: CDeps): void {
         issued_at: issuedAt,
         expires_at: expiresAt,
       };
-      let signature;
+      let signature: QuantumSignature;
       try {
         signature = await createQuantumSignature(deps.secret, signedFields(base));
       } catch (err) {

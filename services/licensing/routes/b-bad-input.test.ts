@@ -1,7 +1,13 @@
 /** Bad input on every variant B route: a `{detail}` 400 (never a 500 or a stack trace), and nothing changes. */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
+import { createServiceApp } from '../../../platform/http/app.ts';
+import { requireKey } from '../../../platform/http/auth.ts';
+import { ApiError } from '../../../platform/http/errors.ts';
 import { call } from '../../../platform/testing/harness.ts';
+import { formatLicensingError } from '../errors.ts';
+import type { VariantBDeps } from './b-context.ts';
+import { registerGenerate } from './b-generate.ts';
 import { countRows, startB, type BTest } from './b-testing.ts';
 
 let b: BTest;
@@ -109,4 +115,25 @@ test('unknown routes are a {detail} 404', async () => {
   const res = await call(`${b.svc.url}/api/v1/nothing-here`);
   assert.equal(res.status, 404);
   assert.match(res.body.detail, /not found/);
+});
+
+test('a failure inside the quantum signature is a {detail} 500 without a trace, and stores nothing', async () => {
+  const app = await createServiceApp({
+    docs: { title: 't', description: 'd', version: '1' },
+    formatError: formatLicensingError,
+    logLevel: 'silent',
+  });
+  // Only what generate uses; a 4-byte secret makes the signature engine refuse to work.
+  const deps = {
+    ctx: b.svc.ctx,
+    secret: new Uint8Array(4),
+    apiKeyAuth: requireKey({ db: b.svc.db, service: 'licensing', header: 'x-api-key', unauthorized: () => new ApiError(401, 'x', 'no') }),
+  } as unknown as VariantBDeps;
+  registerGenerate(app, deps);
+  const before = await countRows(b.svc);
+  const res = await app.inject({ method: 'POST', url: '/api/v1/licenses/generate', headers: { 'x-api-key': key }, payload: { end_customer_id: 'e' } });
+  await app.close();
+  assert.equal(res.statusCode, 500);
+  assert.deepEqual(res.json(), { detail: 'License generation failed: the quantum signature could not be computed' });
+  assert.equal(await countRows(b.svc), before);
 });

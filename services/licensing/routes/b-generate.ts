@@ -12,6 +12,8 @@ import {
   QUANTUM_SIGNATURE_SECURITY,
   createQuantumSignature,
   verifyQuantumSignature,
+  type QuantumSignature,
+  type QuantumVerification,
 } from '../../../engines/crypto/quantum-signature.ts';
 import { DetailError } from '../errors.ts';
 import { formatValidUntil, newLicenseKey } from '../keys/format.ts';
@@ -72,8 +74,9 @@ export function registerGenerate(app: ServiceApp, deps: VariantBDeps): void {
         features,
         valid_until: validUntil,
       });
-      let signature;
-      let verified;
+      let signature: QuantumSignature;
+      // A real re-derivation (a second simulator run), not an echo of the signing step.
+      let verified: QuantumVerification;
       try {
         signature = await createQuantumSignature(deps.secret, fields);
         verified = await verifyQuantumSignature(deps.secret, fields, signature.signature);

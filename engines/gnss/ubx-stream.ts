@@ -2,6 +2,7 @@
 import type { GnssInputError } from './errors.ts';
 import { ecefToGeodetic } from './geodesy.ts';
 import { emptyEpoch, type ReceiverEpoch, type ReceiverSatellite } from './receiver.ts';
+import { frameKey, gnssLetter, UBX, type UbxFrame } from './ubx.ts';
 import {
   decodeMonRf,
   decodeNavClock,
@@ -15,12 +16,8 @@ import {
   decodeNavSvInfo,
   decodeNavTimeGps,
   decodeRxmRawx,
-  frameKey,
-  gnssLetter,
-  UBX,
-  type UbxFrame,
   type UbxSat,
-} from './ubx.ts';
+} from './ubx-messages.ts';
 import { fromWeekTow, gpsMinusUtcAtGps, gpsToIso } from './time.ts';
 import type { Constellation } from './constants.ts';
 import { constellationOf } from './constants.ts';

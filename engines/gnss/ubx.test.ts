@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { encodeUbx, splitUbx, decodeNavSol, UBX, frameKey } from './ubx.ts';
+import { encodeUbx, splitUbx, UBX, frameKey } from './ubx.ts';
+import { decodeNavSol } from './ubx-messages.ts';
 import { replayLog } from './replay.ts';
 import { gpsdLog } from './testing/fixtures.ts';
 

@@ -10,6 +10,7 @@ import { conditionCases, mergeConditions } from './conditions.ts';
 import { QasmError, errorAt } from './errors.ts';
 import type { Pos } from './errors.ts';
 import { evalExpr, evalInt } from './expr.ts';
+import { rangeValues, selectIndices } from './indices.ts';
 import type { Lookup } from './expr.ts';
 import { addControls, invert, power } from './modifiers.ts';
 import type { Item } from './modifiers.ts';
@@ -209,37 +210,8 @@ class Elaborator {
     }
   }
 
-  /** Indices selected by an index item on a register of `size`. */
-  private select(item: IndexItem | undefined, size: number, ctx: Ctx, pos: Pos, name: string): number[] {
-    if (!item) return Array.from({ length: size }, (_, i) => i);
-    const look = this.lookup(ctx);
-    const check = (i: number): number => {
-      const j = i < 0 ? size + i : i;
-      if (j < 0 || j >= size) throw errorAt(pos, `index ${i} is out of range for '${name}' of size ${size}`);
-      return j;
-    };
-    if (item.k === 'expr') return [check(evalInt(item.e, look, 'index'))];
-    if (item.k === 'set') return item.items.map((e) => check(evalInt(e, look, 'index')));
-    return this.rangeValues(item, ctx, pos, size).map(check);
-  }
-
-  private rangeValues(item: Extract<IndexItem, { k: 'range' }>, ctx: Ctx, pos: Pos, size?: number): number[] {
-    const look = this.lookup(ctx);
-    const start = item.start ? evalInt(item.start, look, 'range start') : 0;
-    const step = item.step ? evalInt(item.step, look, 'range step') : 1;
-    let stop: number;
-    if (item.stop) stop = evalInt(item.stop, look, 'range end');
-    else if (size !== undefined) stop = size - 1;
-    else throw errorAt(pos, 'a loop range needs an end');
-    if (step === 0) throw errorAt(pos, 'a range step cannot be 0');
-    const out: number[] = [];
-    // OpenQASM 3 ranges include their end.
-    for (let v = start; step > 0 ? v <= stop : v >= stop; v += step) out.push(v);
-    return out;
-  }
-
   private iterate(iter: IndexItem, ctx: Ctx, pos: Pos): number[] {
-    if (iter.k === 'range') return this.rangeValues(iter, ctx, pos);
+    if (iter.k === 'range') return rangeValues(iter, this.lookup(ctx), pos);
     if (iter.k === 'set') return iter.items.map((e) => evalExpr(e, this.lookup(ctx)));
     throw errorAt(pos, "expected a range '[a:b]' or a set '{...}' to loop over");
   }
@@ -253,7 +225,7 @@ class Elaborator {
     }
     const reg = this.qregs.get(ref.name);
     if (!reg) throw errorAt(ref.pos, `unknown quantum register '${ref.name}'`);
-    return this.select(ref.index, reg.size, ctx, ref.pos, ref.name).map((i) => reg.offset + i);
+    return selectIndices(ref.index, reg.size, this.lookup(ctx), ref.pos, ref.name).map((i) => reg.offset + i);
   }
 
   private allQubits(ctx: Ctx): number[] {
@@ -264,7 +236,7 @@ class Elaborator {
   clbits(ref: Ref, ctx: Ctx): number[] {
     const reg = this.cregs.get(ref.name);
     if (!reg) throw errorAt(ref.pos, `unknown classical register '${ref.name}'`);
-    return this.select(ref.index, reg.size, ctx, ref.pos, ref.name).map((i) => reg.offset + i);
+    return selectIndices(ref.index, reg.size, this.lookup(ctx), ref.pos, ref.name).map((i) => reg.offset + i);
   }
 
   private measure(dst: Ref, src: Ref, pos: Pos, ctx: Ctx): void {

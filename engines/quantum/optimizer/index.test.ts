@@ -77,3 +77,19 @@ test('higher levels never produce more gates than level 0 on random Clifford+T c
     assert.ok(g[2] < g[0], `level 2 removed nothing: ${g}`);
   }
 });
+
+test('larger circuits (12 qubits, 300 gates) keep their output state on a 4x4 grid at every level', () => {
+  const grid: Array<[number, number]> = [];
+  for (let r = 0; r < 4; r++) for (let c = 0; c < 4; c++) {
+    const q = r * 4 + c;
+    if (c < 3) grid.push([q, q + 1]);
+    if (r < 3) grid.push([q, q + 4]);
+  }
+  for (const seed of [7001]) {
+    const c = randomCircuit(12, 300, seed, { names: ['h', 't', 'tdg', 's', 'cx', 'cz', 'ccx', 'rz', 'u3', 'swap', 'rzz', 'sx'] });
+    for (const level of [0, 1, 2, 3] as const) {
+      const r = optimize(c, { level, basisGates: ['cz', 'rz', 'sx', 'x'], couplingMap: grid, seed });
+      assertEquivalent(c, r, `grid level ${level} seed ${seed}`);
+    }
+  }
+});

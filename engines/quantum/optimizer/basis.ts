@@ -1,6 +1,6 @@
 /** Translation of the working form into a target gate set (basis_gates), with 1q fusion and synthesis. */
 import type { Circuit, Condition, GateOp, Operation, Register } from '../circuit.ts';
-import { identity, mul, type Mat } from './complex.ts';
+import { identity, mul, wrapAngle, type Mat } from './complex.ts';
 import { isUniversal1q, oneQubitSet, synth1q, type OneQubitSet } from './euler.ts';
 import { matrix1q, rz } from './gates1q.ts';
 import type { Ir, Opaque, U1 } from './ir.ts';
@@ -162,6 +162,12 @@ function emitRuns(ops: Out[], basis: Basis, fuse: boolean): { ops: Operation[]; 
   return { ops: result, phase };
 }
 
+/** The phase in (-pi, pi], with rounding noise around zero removed. */
+function cleanPhase(p: number): number {
+  const w = wrapAngle(p);
+  return Math.abs(w) < 1e-12 || Math.abs(Math.abs(w) - 2 * Math.PI) < 1e-12 ? 0 : w;
+}
+
 export interface EmitOptions {
   fuse: boolean;
   /** For directed coupling maps: whether CX may run with control c and target t. */
@@ -181,6 +187,6 @@ export function emit(ir: Ir, basis: Basis, o: EmitOptions): Circuit {
     qregs: o.qregs ?? (ir.n ? [{ name: 'q', size: ir.n, offset: 0 }] : []),
     cregs: o.cregs,
     ops: runs.ops,
-    globalPhase: ir.phase + lowered.phase + runs.phase,
+    globalPhase: cleanPhase(ir.phase + lowered.phase + runs.phase),
   };
 }

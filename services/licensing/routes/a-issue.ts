@@ -21,7 +21,7 @@ export function registerIssue(app: ServiceApp, deps: LicensingDeps): void {
   app.post(
     '/api/v1/v2/licenses',
     {
-      preHandler: deps.bearerAuth,
+      preValidation: deps.bearerAuth,
       schema: {
         tags: ['Variant A: artifacts'],
         summary: 'Issue a license artifact (compact and JSON forms)',

@@ -11,7 +11,7 @@ export function registerRestore(app: ServiceApp, deps: LicensingDeps): void {
   app.delete(
     '/api/v1/v2/revoke/:license_id',
     {
-      preHandler: deps.bearerAuth,
+      preValidation: deps.bearerAuth,
       schema: {
         tags: ['Variant A: artifacts'],
         summary: 'Restore a revoked license (409 when it is not revoked)',

@@ -34,7 +34,7 @@ export function registerRevocationSet(app: ServiceApp, deps: LicensingDeps): voi
   app.get(
     '/api/v1/v2/revocation',
     {
-      preHandler: deps.bearerAuth,
+      preValidation: deps.bearerAuth,
       schema: {
         tags: ['Variant A: artifacts'],
         summary: 'Signed revocation set of the calling account',

@@ -28,7 +28,7 @@ export function registerRevoke(app: ServiceApp, deps: LicensingDeps): void {
   app.post(
     '/api/v1/v2/revoke',
     {
-      preHandler: deps.bearerAuth,
+      preValidation: deps.bearerAuth,
       schema: {
         tags: ['Variant A: artifacts'],
         summary: 'Revoke or suspend a license (the global epoch increments)',

@@ -156,6 +156,9 @@ describe('variant A security', () => {
       assert.equal(r.status, 401, name);
       assert.deepEqual(r.body, { detail: 'Invalid or inactive API key' }, name);
     }
+    // The key is checked before the body: an unauthenticated caller learns nothing of the schema.
+    const early = await call(`${svc.url}/api/v1/v2/revoke`, { body: { license_id: 42 } });
+    assert.equal(early.status, 401);
   });
 
   test('huge bodies and malformed JSON are 400 {detail} and change nothing', async () => {

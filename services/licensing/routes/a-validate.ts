@@ -16,7 +16,7 @@ export function registerValidate(app: ServiceApp, deps: LicensingDeps): void {
   app.post(
     '/api/v1/v2/validate',
     {
-      preHandler: deps.bearerAuth,
+      preValidation: deps.bearerAuth,
       schema: {
         tags: ['Variant A: artifacts'],
         summary: 'Validate a license artifact',

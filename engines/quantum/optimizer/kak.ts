@@ -155,7 +155,7 @@ function reduce(x: number): [number, number] {
 }
 
 /** Operations (time order, on qubits q0 = index bit 0, q1 = bit 1) equal to u up to the returned phase. */
-export function synth2q(u: Mat, q0: number, q1: number): { ops: IrOp[]; phase: number; cx: number } {
+export function synth2q(u: Mat, q0: number, q1: number, generic = false): { ops: IrOp[]; phase: number; cx: number } {
   if (dim(u) !== 4) throw new Error('two-qubit synthesis needs a 4x4 matrix');
   const d = kak(u);
   const P = ['x', 'y', 'z'].map((n) => matrix1q(n, []) as Mat);
@@ -175,7 +175,9 @@ export function synth2q(u: Mat, q0: number, q1: number): { ops: IrOp[]; phase: n
   one(q0, b0);
   one(q1, b1);
   const [a, b, c] = red;
-  const zeros = red.filter(near0).length;
+  // `generic` forces the three-CX form, which holds for any coordinates (a fallback when a
+  // coordinate sits at the edge of the zero test).
+  const zeros = generic ? 0 : red.filter(near0).length;
   const H = matrix1q('h', []) as Mat;
   if (zeros >= 1 && zeros < 3) {
     // Conjugating by W x W moves the two possibly non-zero axes onto XX and ZZ:
@@ -220,7 +222,10 @@ export function synth2q(u: Mat, q0: number, q1: number): { ops: IrOp[]; phase: n
   one(q0, d.a0);
   one(q1, d.a1);
   const ph = phaseBetween(u, matrixOf(ops, q0, q1), 1e-7);
-  if (ph === null) throw new Error('two-qubit resynthesis failed its own check');
+  if (ph === null) {
+    if (!generic) return synth2q(u, q0, q1, true);
+    throw new Error('two-qubit resynthesis failed its own check');
+  }
   return { ops, phase: ph, cx: ops.filter((o) => o.k === 'cx').length };
 }
 

@@ -87,3 +87,13 @@ test('gnss simulate --json runs the simulator through the engine and reports a s
 test('gnss simulate rejects a bad site with a clear message', async () => {
   await assert.rejects(run(['simulate', '--site', '95,0,0']), /--site must be lat,lon,height/);
 });
+
+test('gnss replay says why raw measurements without ephemeris give no engine fix', async () => {
+  const out = JSON.parse(await run(['replay', `${gpsd}ublox-neo-m8t.log`, '--json'])) as {
+    engine: { fix: boolean; reason?: string }[];
+    summary: { engine_epochs: number; engine_fixes: number };
+  };
+  assert.equal(out.summary.engine_epochs, 39);
+  assert.equal(out.summary.engine_fixes, 0);
+  assert.match(out.engine[0].reason ?? '', /too few satellites: 0 usable, 4 needed \(no valid ephemeris: \d+/);
+});

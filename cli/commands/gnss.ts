@@ -9,6 +9,8 @@ import {
   parseObs,
   replayLog,
   solveFile,
+  solveReplay,
+  time,
   streamGpsd,
   summariseReplay,
   type ReceiverEpoch,
@@ -68,11 +70,13 @@ export function register(program: Command): void {
     .argument('[file]', 'UBX binary or NMEA 0183 log')
     .option('--gpsd <host:port>', 'read from a gpsd server instead of a file')
     .option('--epochs <n>', 'with --gpsd, stop after this many epochs', '10')
+    .option('--nav <file>', 'RINEX navigation file for solving raw measurements (RXM-RAWX) with the engine')
     .option('--json', 'print one JSON object {format, epochs, summary, errors}')
-    .action(async (file: string | undefined, opts: { gpsd?: string; epochs: string; json?: boolean }) => {
+    .action(async (file: string | undefined, opts: { gpsd?: string; epochs: string; nav?: string; json?: boolean }) => {
       let epochs: ReceiverEpoch[];
       let format: string;
       let errors: string[];
+      let engineFixes: { time: string; fix: boolean; latitude?: number; longitude?: number; altitude?: number; satellites_used?: number; reason?: string; spoofing: string }[] = [];
       if (opts.gpsd) {
         const m = /^([^:]+):(\d+)$/.exec(opts.gpsd);
         if (!m) throw new Error(`--gpsd must be host:port, got "${opts.gpsd}"`);
@@ -94,10 +98,25 @@ export function register(program: Command): void {
         epochs = r.epochs;
         format = r.format;
         errors = r.errors.map((e) => `${e.code}: ${e.message}`);
+        // Raw measurements are solved by the engine itself with the log's subframes and/or --nav.
+        const nav = opts.nav ? parseNav(readText(opts.nav)) : undefined;
+        engineFixes = solveReplay(r, { nav }).map(({ epoch, assessment: a }) => {
+          const p = positionReport(a);
+          return {
+            time: epoch.time ?? time.gpsToIso(a.time),
+            fix: p !== null,
+            latitude: p?.latitude,
+            longitude: p?.longitude,
+            altitude: p?.altitude,
+            satellites_used: a.fix?.residuals.length,
+            reason: a.noFixReason,
+            spoofing: a.spoofing.status,
+          };
+        });
       }
       const summary = summariseReplay(epochs);
       if (opts.json) {
-        process.stdout.write(`${JSON.stringify({ format, epochs: summary.epochs, summary: summary.summary, errors })}\n`);
+        process.stdout.write(`${JSON.stringify({ format, epochs: summary.epochs, engine: engineFixes, summary: { ...summary.summary, engine_epochs: engineFixes.length, engine_fixes: engineFixes.filter((e) => e.fix).length }, errors })}\n`);
         return;
       }
       for (const e of summary.epochs) {
@@ -107,6 +126,11 @@ export function register(program: Command): void {
       }
       const s = summary.summary;
       process.stdout.write(`${format}: ${s.epochs} epochs, ${s.fixes} with a fix, ${errors.length} rejected frames/sentences\n`);
+      if (engineFixes.length) {
+        const solved = engineFixes.filter((e) => e.fix).length;
+        const why = engineFixes.find((e) => !e.fix)?.reason;
+        process.stdout.write(`engine on raw measurements: ${solved}/${engineFixes.length} epochs solved${why ? ` (no fix: ${why})` : ''}\n`);
+      }
       for (const e of errors) process.stdout.write(`  ${e}\n`);
     });
 

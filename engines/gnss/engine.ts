@@ -74,7 +74,7 @@ export class GnssEngine {
   }
 
   process(obs: ObsEpoch, extras: { agcPercent?: number } = {}): EpochAssessment {
-    const { measurements } = prepareEpoch(obs, this.store);
+    const { measurements, missing } = prepareEpoch(obs, this.store);
     const spp = { iono: this.nav.iono, elevationMaskDeg: this.options.elevationMaskDeg ?? 10 };
     const raim = solveWithRaim(obs.time, measurements, spp);
     const fix = raim.solution.fix ? raim.solution : undefined;
@@ -135,7 +135,7 @@ export class GnssEngine {
     const assessment: EpochAssessment = {
       time: obs.time,
       fix,
-      noFixReason: raim.solution.fix ? undefined : raim.solution.reason,
+      noFixReason: raim.solution.fix ? undefined : withMissing(raim.solution.reason, missing),
       raim,
       velocity,
       checks,
@@ -169,6 +169,14 @@ export class GnssEngine {
     const since = this.clock.lastUpdate ?? t;
     return { ...p, ageS: t - since, oscillator: this.clock.oscillator, maxDriftPerS: OSCILLATORS[this.clock.oscillator].initialDrift };
   }
+}
+
+/** A no-fix reason with why tracked satellites could not be used, e.g. `(no valid ephemeris: 11)`. */
+function withMissing(reason: string, missing: { sat: string; reason: string }[]): string {
+  if (missing.length === 0) return reason;
+  const counts = new Map<string, number>();
+  for (const m of missing) counts.set(m.reason, (counts.get(m.reason) ?? 0) + 1);
+  return `${reason} (${[...counts].map(([r, n]) => `${r}: ${n}`).join(', ')})`;
 }
 
 /** Mean C/N0 change (dB) since the previous epoch over the satellites tracked in both: rising and setting satellites do not move it. */

@@ -55,6 +55,8 @@ export interface ReceiverEpoch {
   clockDriftNsPerS?: number;
   leapSeconds?: number;
   raw: RawMeasurement[];
+  /** Receiver time tag of the raw measurements, GPS seconds (RXM-RAWX rcvTow with its week). */
+  rawTime?: number;
   /** Automatic gain control level, percent of range (UBX MON-RF), a jamming indicator. */
   agcPercent?: number;
   jammingIndicator?: number;

@@ -143,7 +143,7 @@ export function solveSpp(time: number, all: SatMeasurement[], options: SppOption
   while (iterations < MAX_ITER && !converged) {
     iterations++;
     const rows = linearise();
-    const nx = 3 + systems.length;
+    const nx = 3 + Math.max(1, systems.length);
     if (rows.length < nx) return noFix(`too few satellites: ${rows.length} usable, ${nx} needed`);
     const sol = weightedLeastSquares(
       rows.map((r) => r.h),
@@ -156,7 +156,7 @@ export function solveSpp(time: number, all: SatMeasurement[], options: SppOption
   }
   if (!converged) return noFix('least squares did not converge');
   const rows = linearise();
-  if (rows.length < 3 + systems.length) return noFix(`too few satellites: ${rows.length} usable, ${3 + systems.length} needed`);
+  if (rows.length < 3 + Math.max(1, systems.length)) return noFix(`too few satellites: ${rows.length} usable, ${3 + Math.max(1, systems.length)} needed`);
   const position: Vec3 = [x[0], x[1], x[2]];
   const geodetic = ecefToGeodetic(position);
   const r = norm(position);

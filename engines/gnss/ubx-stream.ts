@@ -1,5 +1,7 @@
 // Groups decoded UBX messages into receiver epochs by their GPS time of week.
 import type { GnssInputError } from './errors.ts';
+import type { KeplerEphemeris } from './ephemeris/types.ts';
+import { LnavDecoder } from './lnav.ts';
 import { ecefToGeodetic } from './geodesy.ts';
 import { emptyEpoch, type ReceiverEpoch, type ReceiverSatellite } from './receiver.ts';
 import { frameKey, gnssLetter, UBX, type UbxFrame } from './ubx.ts';
@@ -16,11 +18,17 @@ import {
   decodeNavSvInfo,
   decodeNavTimeGps,
   decodeRxmRawx,
+  decodeRxmSfrbx,
   type UbxSat,
 } from './ubx-messages.ts';
 import { fromWeekTow, gpsMinusUtcAtGps, gpsToIso } from './time.ts';
 import type { Constellation } from './constants.ts';
 import { constellationOf } from './constants.ts';
+
+export interface DecodedEphemeris {
+  ephemeris: KeplerEphemeris;
+  receivedAt: number;
+}
 
 interface Pending {
   epoch: ReceiverEpoch;
@@ -45,7 +53,10 @@ export class UbxEpochAssembler {
   private pending?: Pending;
   private week?: number;
   private leapSeconds?: number;
+  private readonly lnav = new LnavDecoder();
   readonly errors: GnssInputError[] = [];
+  /** GPS ephemerides decoded from RXM-SFRBX subframes, with the GPS time each completed. */
+  readonly ephemerides: DecodedEphemeris[] = [];
 
   push(frame: UbxFrame): ReceiverEpoch | undefined {
     const key = frameKey(frame);
@@ -142,9 +153,18 @@ export class UbxEpochAssembler {
       case UBX.NAV_SVINFO:
         e.satellites = satellites(decodeNavSvInfo(f).sats);
         break;
+      case UBX.RXM_SFRBX: {
+        const sf = decodeRxmSfrbx(f);
+        if (sf.gnssId !== 0 || this.week === undefined) break;
+        const now = fromWeekTow(this.week, p.iTow / 1000);
+        const eph = this.lnav.push(`G${String(sf.svId).padStart(2, '0')}`, sf.words, now);
+        if (eph) this.ephemerides.push({ ephemeris: eph, receivedAt: now });
+        break;
+      }
       case UBX.RXM_RAWX: {
         const r = decodeRxmRawx(f);
         this.week = r.week;
+        e.rawTime = fromWeekTow(r.week, r.rcvTow);
         for (const m of r.meas) {
           const letter = gnssLetter(m.gnssId);
           if (!letter) continue;

@@ -1,5 +1,6 @@
 /** Exact multi-controlled single-qubit gates over {1q, CX}, global phase included. */
 import { adjoint, det2, fromPairs, mul, phaseBetween, type Mat } from './complex.ts';
+import { isDiagonal } from './classify.ts';
 import { zyz } from './euler.ts';
 import { matrix1q, phase, ry, rz } from './gates1q.ts';
 import type { IrOp } from './ir.ts';
@@ -67,6 +68,40 @@ export function sqrt2(m: Mat): Mat {
   throw new Error('no square root found');
 }
 
+/**
+ * exp(i lambda x_1 x_2 ... x_m) on `qs` as a phase polynomial: the product of bits is
+ * sum over non-empty S of (-1)^(|S|-1) parity(S) / 2^(m-1), and each parity is built on one
+ * wire by a Gray-code walk of CX (2^m - 2 CX in all, no ancilla).
+ */
+export function mcPhase(b: Builder, qs: number[], lambda: number): void {
+  const m = qs.length;
+  if (m === 0) {
+    b.phase += lambda;
+    return;
+  }
+  const unit = lambda / 2 ** (m - 1);
+  for (let top = m - 1; top >= 0; top--) {
+    // Terms whose highest qubit is qs[top], built on that wire.
+    const t = qs[top];
+    const ctrls = qs.slice(0, top);
+    const term = (subset: number): void => {
+      let size = 1;
+      for (let s = subset; s; s &= s - 1) size++;
+      u(b, t, phase(size % 2 ? unit : -unit));
+    };
+    term(0);
+    const count = 1 << ctrls.length;
+    let gray = 0;
+    for (let i = 1; i < count; i++) {
+      const bit = Math.log2(i & -i);
+      cx(b, ctrls[bit], t);
+      gray ^= 1 << bit;
+      term(gray);
+    }
+    if (ctrls.length) cx(b, ctrls[ctrls.length - 1], t);
+  }
+}
+
 /** Applies U to `target` when every qubit of `controls` is 1; exact, including phase. */
 export function controlled1q(b: Builder, controls: number[], target: number, m: Mat): void {
   const k = controls.length;
@@ -101,6 +136,20 @@ export function controlled1q(b: Builder, controls: number[], target: number, m: 
     u(b, target, H);
     ccz(b, controls[0], controls[1], target);
     u(b, target, H);
+    return;
+  }
+  if (k >= 3 && phaseBetween(m, X, 1e-12) === 0) {
+    u(b, target, H);
+    mcPhase(b, [...controls, target], Math.PI);
+    u(b, target, H);
+    return;
+  }
+  if (k >= 3 && isDiagonal(m)) {
+    // diag(e^{ia}, e^{ib}) = e^{ia} P(b - a): a phase on the controls, then on all qubits.
+    const a = Math.atan2(m[1], m[0]);
+    const d = Math.atan2(m[7], m[6]);
+    mcPhase(b, controls, a);
+    mcPhase(b, [...controls, target], d - a);
     return;
   }
   // Lemma 7.8 of Barenco et al.: C^k U = C^{k-1}V . C^{k-1}X(ck) . C(ck)V^dagger . C^{k-1}X(ck) . C(ck)V.

@@ -39,7 +39,7 @@ test('every gate of the engine table lowers to exactly its matrix, global phase 
   for (const name of names) {
     const info = gateInfo(name);
     assert.ok(info);
-    if (info.numQubits > 4) continue;
+    if (info.numQubits > 5) continue;
     for (const seed of [0.37, 1.91]) {
       const params = Array.from({ length: info.numParams }, (_, i) => seed * (i + 1) - 1.3);
       const mine = unitaryOf(single(name, info.numQubits, params));

@@ -23,6 +23,14 @@ export interface EngineOptions {
   agcBaselinePercent?: number;
 }
 
+export interface HoldoverPeriod {
+  start: number;
+  end?: number;
+  /** Clock error found at recovery (measured minus predicted offset) and the predicted one-sigma error, ns. */
+  errorNs?: number;
+  predictedSigmaNs?: number;
+}
+
 export interface EpochAssessment {
   time: number;
   fix: SppFix | undefined;
@@ -59,6 +67,8 @@ export class GnssEngine {
   private readonly options: EngineOptions;
   lastAssessment?: EpochAssessment;
   holdoverSince?: number;
+  /** Each holdover period, and on recovery the clock error it had accumulated against the prediction. */
+  readonly holdovers: HoldoverPeriod[] = [];
 
   constructor(options: EngineOptions) {
     this.options = options;
@@ -126,8 +136,20 @@ export class GnssEngine {
     this.history.record(obs.time, status, threat, warnings.map((w) => w.type));
     // Hold over while there is no fix or while a spoofing/interference event is open.
     const holdover = !fix || status === 'alert' || this.history.open !== undefined;
-    if (holdover) this.holdoverSince ??= obs.time;
-    else this.holdoverSince = undefined;
+    if (holdover && this.holdoverSince === undefined) {
+      this.holdoverSince = obs.time;
+      this.holdovers.push({ start: obs.time });
+      if (this.holdovers.length > 1000) this.holdovers.shift();
+    } else if (!holdover && this.holdoverSince !== undefined) {
+      this.holdoverSince = undefined;
+      const period = this.holdovers[this.holdovers.length - 1];
+      period.end = obs.time;
+      // The first clock measurement after holdover is the truth the prediction is judged against.
+      if (clockUpdate && clockUpdate.innovationVariance > 0) {
+        period.errorNs = clockUpdate.innovation * 1e9;
+        period.predictedSigmaNs = Math.sqrt(clockUpdate.innovationVariance) * 1e9;
+      }
+    }
     const pred = this.clock.initialised ? this.clock.predict(obs.time) : undefined;
     const st = this.clock.state();
     const integrity = integrityScores(raim, fix, checks, holdover);

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { GnssEngine } from './engine.ts';
 import { ConstellationSimulator } from './simulator/simulator.ts';
-import { holdoverReport, historyReport, integrityReport, positionReport, spoofingReport, timingReport } from './report.ts';
+import { holdoverMetrics, holdoverReport, historyReport, integrityReport, positionReport, spoofingReport, timingReport } from './report.ts';
 
 test('service reports carry computed position, integrity, timing and holdover figures', () => {
   const sim = new ConstellationSimulator({ site: { lat: 37.4165, lon: -122.2042, height: 64 }, seed: 4, startGps: 1.36e9, scenarios: [{ kind: 'signal_loss', start: 120 }] });
@@ -36,4 +36,20 @@ test('service reports carry computed position, integrity, timing and holdover fi
   const spoof = spoofingReport(a);
   assert.equal(spoof.status, 'clear');
   assert.deepEqual(historyReport(engine.history.events, a.time - 3600, a.time).summary, { total_alerts: 0, total_warnings: 0, uptime_percent: 100 });
+});
+
+test('holdover metrics judge the prediction against the clock error found when signals return', () => {
+  const sim = new ConstellationSimulator({ site: { lat: 51.5, lon: -0.12, height: 30 }, seed: 12, startGps: 1.37e9, oscillator: 'TCXO', scenarios: [{ kind: 'signal_loss', start: 200, end: 500 }] });
+  const engine = new GnssEngine({ nav: sim.nav, oscillator: 'TCXO' });
+  let last = 0;
+  for (let k = 0; k < 520; k++) {
+    const e = sim.step();
+    engine.process(e.obs);
+    last = e.obs.time;
+  }
+  const m = holdoverMetrics(engine, last);
+  assert.equal(m.last_24h_holdover_events, 1);
+  assert.ok(Math.abs(m.total_holdover_time_s - 300) <= 1);
+  assert.ok(m.max_drift_observed_ns! > 0);
+  assert.equal(m.drift_model_accuracy, 1);
 });

@@ -149,3 +149,20 @@ export function holdoverReport(engine: GnssEngine, t: number, limitNs = 1000) {
     oscillator: engine.clock.oscillator,
   };
 }
+
+/**
+ * Holdover metrics over the last 24 hours: number of holdovers, total time in holdover, the
+ * largest clock error found at recovery, and the share of recoveries whose error was inside the
+ * predicted 95 % bound (how well the drift model predicts; null before any recovery).
+ */
+export function holdoverMetrics(engine: GnssEngine, t: number) {
+  const recent = engine.holdovers.filter((h) => (h.end ?? t) >= t - 86400);
+  const judged = recent.filter((h) => h.errorNs !== undefined && h.predictedSigmaNs !== undefined);
+  const inside = judged.filter((h) => Math.abs(h.errorNs ?? 0) <= 1.96 * (h.predictedSigmaNs ?? 0));
+  return {
+    last_24h_holdover_events: recent.length,
+    total_holdover_time_s: r(recent.reduce((s2, h) => s2 + ((h.end ?? t) - Math.max(h.start, t - 86400)), 0), 1),
+    max_drift_observed_ns: judged.length ? r(Math.max(...judged.map((h) => Math.abs(h.errorNs ?? 0))), 2) : null,
+    drift_model_accuracy: judged.length ? r(inside.length / judged.length, 3) : null,
+  };
+}

@@ -8,7 +8,8 @@
  * [0, 1); the query's is 1 (an ideal document saturates every term). U(x) is two layers of
  * RY(π·x_i) rotations with a ring of CX between them (data re-uploading), so the kernel
  * rewards documents that match the informative terms together, not one at a time.
- * The kernel is added to the classic tier's learned score: score = classic + KERNEL_WEIGHT·k.
+ * The kernel is added to a base tier's score (the classic tier by default):
+ * score = base + KERNEL_WEIGHT·k.
  *
  * No GPU statevector backend exists in this project yet, so `quantum_gpu` runs the same
  * kernel on the CPU and says so in `lastRun.device`.
@@ -63,36 +64,48 @@ export interface QuantumReranker extends Reranker {
   lastRun?: QuantumRunInfo;
 }
 
-export function quantumReranker(opts: { device?: 'cpu' | 'gpu'; kernelWeight?: number } = {}): QuantumReranker {
-  const classic = classicReranker();
+/**
+ * The kernel between the query and each candidate, in candidate order, with what ran: one
+ * QUBITS-qubit circuit per candidate on the statevector simulator.
+ */
+export async function kernelScores(query: string, candidates: readonly Candidate[], ctx: RerankContext): Promise<{ scores: number[]; qubits: number }> {
+  const qTerms = [...termCounts(terms(query)).keys()];
+  const df = await ctx.df(qTerms);
+  const chosen = qTerms
+    .map((t) => ({ t, w: idf(ctx.n, df.get(t) ?? 0) }))
+    .sort((a, b) => b.w - a.w || (a.t < b.t ? -1 : 1))
+    .slice(0, QUBITS)
+    .map((x) => x.t);
+  if (chosen.length === 0) return { scores: candidates.map(() => 0), qubits: 0 };
+  const { k1, b } = DEFAULT_BM25;
+  const qVec = chosen.map(() => 1);
+  const scores = candidates.map((c) => {
+    const list = terms(indexedText(c));
+    const counts = termCounts(list);
+    const norm = 1 - b + (b * list.length) / (ctx.avgdl || 1);
+    const dVec = chosen.map((t) => {
+      const tf = counts.get(t) ?? 0;
+      return (tf * (k1 + 1)) / (tf + k1 * norm) / (k1 + 1);
+    });
+    return fidelityKernel(qVec, dVec);
+  });
+  return { scores, qubits: chosen.length };
+}
+
+export function quantumReranker(opts: { device?: 'cpu' | 'gpu'; kernelWeight?: number; base?: Reranker } = {}): QuantumReranker {
+  const base = opts.base ?? classicReranker();
   const weight = opts.kernelWeight ?? KERNEL_WEIGHT;
   const self: QuantumReranker = {
     name: opts.device === 'gpu' ? 'quantum_gpu' : 'quantum_cpu',
     async rerank(query: string, candidates: readonly Candidate[], ctx: RerankContext): Promise<Scored[]> {
       if (candidates.length === 0) return [];
-      const base = new Map((await classic.rerank(query, candidates, ctx)).map((s) => [s.doc_id, s.score]));
-      const qTerms = [...termCounts(terms(query)).keys()];
-      const df = await ctx.df(qTerms);
-      const chosen = qTerms
-        .map((t) => ({ t, w: idf(ctx.n, df.get(t) ?? 0) }))
-        .sort((a, b) => b.w - a.w || (a.t < b.t ? -1 : 1))
-        .slice(0, QUBITS)
-        .map((x) => x.t);
-      const { k1, b } = DEFAULT_BM25;
-      const qVec = chosen.map(() => 1);
-      const scored = candidates.map((c) => {
-        const list = terms(indexedText(c));
-        const counts = termCounts(list);
-        const norm = 1 - b + (b * list.length) / (ctx.avgdl || 1);
-        const dVec = chosen.map((t) => {
-          const tf = counts.get(t) ?? 0;
-          return (tf * (k1 + 1)) / (tf + k1 * norm) / (k1 + 1);
-        });
-        const k = chosen.length ? fidelityKernel(qVec, dVec) : 0;
-        return { doc_id: c.doc_id, score: (base.get(c.doc_id) ?? 0) + weight * k, rank: c.rank };
-      });
-      self.lastRun = { device: 'cpu', requested: opts.device ?? 'cpu', circuits: chosen.length ? candidates.length : 0, qubits: chosen.length };
-      return scored.sort((x, y) => y.score - x.score || x.rank - y.rank).map(({ doc_id, score }) => ({ doc_id, score }));
+      const first = new Map((await base.rerank(query, candidates, ctx)).map((s) => [s.doc_id, s.score]));
+      const { scores, qubits } = await kernelScores(query, candidates, ctx);
+      self.lastRun = { device: 'cpu', requested: opts.device ?? 'cpu', circuits: qubits ? candidates.length : 0, qubits };
+      return candidates
+        .map((c, i) => ({ doc_id: c.doc_id, score: (first.get(c.doc_id) ?? 0) + weight * scores[i], rank: c.rank }))
+        .sort((x, y) => y.score - x.score || x.rank - y.rank)
+        .map(({ doc_id, score }) => ({ doc_id, score }));
     },
   };
   return self;

@@ -6,7 +6,7 @@ import { checkDensitySize, densityMatrix, runBranchesDM } from './density/simula
 import { runMps } from './mps/run.ts';
 import type { NoiseModel } from './noise.ts';
 import { isNoiseModel, noiseFromBackend } from './noise.ts';
-import { Rng, bitKey, countsObject, randomSeed, sampleIndices, tally } from './sampling.ts';
+import { Rng, bitKey, randomSeed, sampleIndices, tally } from './sampling.ts';
 import { outcomeKey, sampleShots } from './statevector/shots.ts';
 import { splitTerminal } from './statevector/simulate.ts';
 import { applyGlobalPhase, checkStatevectorSize, statevectorBytes } from './statevector/state.ts';
@@ -84,7 +84,7 @@ export function run(circuit: Circuit, opts: RunOptions = {}): RunResult {
   const seed = opts.seed ?? randomSeed();
   const rng = new Rng(seed);
   const noise = toNoiseModel(opts.noise);
-  let counts: Map<string, number>;
+  let counts: Record<string, number>;
   let keys: string[] | undefined;
   let statevector: Float64Array | undefined;
   let probs: Record<string, number> | undefined;
@@ -118,7 +118,7 @@ export function run(circuit: Circuit, opts: RunOptions = {}): RunResult {
     numQubits: circuit.numQubits,
     shots,
     seed,
-    counts: countsObject(counts),
+    counts,
     memoryBytes,
     executionTimeMs: performance.now() - t0,
   };

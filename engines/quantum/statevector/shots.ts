@@ -7,7 +7,7 @@
 import type { Circuit, Condition, Operation } from '../circuit.ts';
 import type { NoiseModel } from '../noise.ts';
 import { dampingParams, gateTimeNs } from '../noise.ts';
-import { Rng, bitKey, sampleFromState } from '../sampling.ts';
+import { Rng, bitKey, keyMaker, sampleFromState, tally } from '../sampling.ts';
 import { applyMatrix, applyPauliX } from './direct.ts';
 import { compile } from './fusion.ts';
 import { runSteps } from './parallel.ts';
@@ -15,7 +15,7 @@ import { applyOp, zeroState } from './state.ts';
 import { splitTerminal } from './simulate.ts';
 
 export interface ShotResult {
-  counts: Map<string, number>;
+  counts: Record<string, number>;
   /** Terminal measurements (when the final state serves every shot). */
   measures?: Array<{ qubit: number; clbit: number }>;
   /** Shot keys, in shot order (when asked for). */
@@ -59,22 +59,20 @@ function flipReadout(bits: Uint8Array, clbits: Iterable<number>, e: number, rng:
   for (const b of clbits) if (rng.next() < e) bits[b] = 1 - bits[b]!;
 }
 
+const makers = new Map<number, (v: number) => string>();
+
 /** The counts key of basis state i under terminal measurements (highest clbit first). */
 export function outcomeKey(i: number, measures: Array<{ qubit: number; clbit: number }>, numClbits: number): string {
   if (numClbits <= 30) {
     let v = 0;
     for (const m of measures) v = (v & ~(1 << m.clbit)) | (((i >>> m.qubit) & 1) << m.clbit);
-    return (v >>> 0).toString(2).padStart(numClbits, '0');
+    let make = makers.get(numClbits);
+    if (!make) makers.set(numClbits, (make = keyMaker(numClbits)));
+    return make(v);
   }
   const bits = new Uint8Array(numClbits);
   for (const m of measures) bits[m.clbit] = (i >>> m.qubit) & 1;
   return bitKey(bits);
-}
-
-function countKeys(keys: string[]): Map<string, number> {
-  const m = new Map<string, number>();
-  for (const k of keys) m.set(k, (m.get(k) ?? 0) + 1);
-  return m;
 }
 
 /** Sample `shots` shots of circuit `c`; per-shot keys only when `memory` is set. */
@@ -85,12 +83,12 @@ export function sampleShots(c: Circuit, shots: number, rng: Rng, noise?: NoiseMo
     runSteps(st, c.numQubits, compile(split.unitary));
     const idx = sampleFromState(st, shots, rng);
     // Count basis states first; only distinct outcomes become bit strings.
+    const counts: Record<string, number> = {};
     const keyOf = new Map<number, string>();
-    const counts = new Map<string, number>();
     const add = (i: number, n: number): void => {
       const k = outcomeKey(i, split.measures, c.numClbits);
-      keyOf.set(i, k);
-      counts.set(k, (counts.get(k) ?? 0) + n);
+      if (memory) keyOf.set(i, k);
+      counts[k] = (counts[k] ?? 0) + n;
     };
     if (c.numQubits <= 24) {
       const tallies = new Uint32Array(2 ** c.numQubits);
@@ -111,7 +109,7 @@ export function sampleShots(c: Circuit, shots: number, rng: Rng, noise?: NoiseMo
     branch(c, 0, zeroState(c.numQubits), new Uint8Array(c.numClbits), shots, rng, keys);
     shuffle(keys, rng);
   } else keys = trajectories(c, shots, rng, noise, split !== null);
-  return { counts: countKeys(keys), keys };
+  return { counts: tally(keys), keys };
 }
 
 /** Continue a group of `shots` shots from op `at` with state `st` (owned by this call). */

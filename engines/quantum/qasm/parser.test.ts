@@ -83,3 +83,26 @@ test('toQasm keeps angles exact through a round trip', () => {
   const back = parseQasm(toQasm(c, 3));
   assert.deepEqual(back.ops, c.ops);
 });
+
+test('modifiers give the right matrices: negctrl, pow(1/2), inv of a user gate', () => {
+  const amp = (src: string, i: number): [number, number] => {
+    const sv = simulateStatevector(parseQasm(src));
+    return [sv[2 * i]!, sv[2 * i + 1]!];
+  };
+  // negctrl flips the target when the control is 0.
+  assert.deepEqual(amp('OPENQASM 3; qubit[2] q; negctrl @ x q[0], q[1];', 2).map((x) => Math.round(x * 1e12) / 1e12), [1, 0]);
+  // pow(1/2) @ x is sx: from |0>, amplitudes (1+i)/2 and (1-i)/2.
+  const [re, im] = amp('OPENQASM 3; include "stdgates.inc"; qubit q; pow(0.5) @ x q;', 1);
+  assert.ok(Math.abs(re - 0.5) < 1e-12 && Math.abs(im + 0.5) < 1e-12);
+  // inv @ g undoes g.
+  const back = amp('OPENQASM 3; include "stdgates.inc"; gate g(a) x, y { h x; crz(a) x, y; t y; } qubit[2] q; x q[1]; g(0.7) q[0], q[1]; inv @ g(0.7) q[0], q[1];', 2);
+  assert.ok(Math.abs(back[0] - 1) < 1e-12 && Math.abs(back[1]) < 1e-12);
+});
+
+test('for loops with a step and register conditions with else expand to conditioned gates', () => {
+  const c = parseQasm('OPENQASM 3; include "stdgates.inc"; qubit[6] q; bit[2] c; for uint i in [0:2:5] { x q[i]; } if (c == 2) { h q[1]; } else { z q[1]; }');
+  const xs = c.ops.filter((o) => o.kind === 'gate' && o.name === 'x').map((o) => (o.kind === 'gate' ? o.qubits[0] : -1));
+  assert.deepEqual(xs, [0, 2, 4]);
+  const hz = c.ops.filter((o) => o.kind === 'gate' && (o.name === 'h' || o.name === 'z'));
+  assert.deepEqual(hz.map((o) => (o.kind === 'gate' ? [o.name, o.condition?.value] : [])), [['h', 2], ['z', 0], ['z', 1], ['z', 3]]);
+});

@@ -1,0 +1,57 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, test } from 'node:test';
+import { buildProgram } from '../main.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'lx-cli-search-'));
+after(() => rmSync(dir, { recursive: true, force: true }));
+
+async function run(args: string[]): Promise<string> {
+  const program = await buildProgram();
+  let out = '';
+  const write = process.stdout.write.bind(process.stdout);
+  const errWrite = process.stderr.write.bind(process.stderr);
+  process.stdout.write = ((chunk: string) => {
+    out += chunk;
+    return true;
+  }) as typeof process.stdout.write;
+  process.stderr.write = (() => true) as typeof process.stderr.write;
+  try {
+    await program.parseAsync(['node', 'lattice', ...args]);
+  } finally {
+    process.stdout.write = write;
+    process.stderr.write = errWrite;
+  }
+  return out;
+}
+
+test('search build then query prints the contract shape, with and without rerank', async () => {
+  const docs = join(dir, 'docs.jsonl');
+  const queries = join(dir, 'queries.jsonl');
+  writeFileSync(docs, [
+    { doc_id: 'a', title: 'Flat plates', text: 'laminar boundary layer on a flat plate' },
+    { doc_id: 'b', text: 'buckling of cylindrical shells' },
+    { doc_id: 'c', text: 'jet noise reduction' },
+  ].map((d) => JSON.stringify(d)).join('\n'));
+  writeFileSync(queries, `${JSON.stringify({ query_id: 'q1', text: 'shell buckling' })}\n${JSON.stringify({ query_id: 'q2', text: 'boundary layers' })}\n`);
+  const index = join(dir, 'idx');
+  const built = JSON.parse(await run(['search', 'build', '--docs', docs, '--index', index]));
+  assert.equal(built.documents, 3);
+  for (const extra of [[], ['--mode', 'hybrid', '--rerank', 'classic']]) {
+    const res = JSON.parse(await run(['search', 'query', '--index', index, '--queries', queries, '--top-k', '2', ...extra]));
+    assert.deepEqual(res.results.map((r: { query_id: string }) => r.query_id), ['q1', 'q2']);
+    assert.equal(res.results[0].hits[0].doc_id, 'b');
+    assert.equal(res.results[1].hits[0].doc_id, 'a');
+    assert.ok(res.results[0].hits.length <= 2);
+    assert.equal(typeof res.results[0].hits[0].score, 'number');
+  }
+});
+
+test('embed prints {model, dimensions, data}', async () => {
+  const res = JSON.parse(await run(['embed', 'boundary layer', 'shell']));
+  assert.equal(res.model, 'classic-embed');
+  assert.equal(res.dimensions, 512);
+  assert.equal(res.data.length, 2);
+});

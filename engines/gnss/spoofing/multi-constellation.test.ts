@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { EphemerisStore } from '../ephemeris/select.ts';
 import { prepareEpoch, type SatMeasurement } from '../measurements.ts';
 import { ConstellationSimulator } from '../simulator/simulator.ts';
-import { multiConstellation } from './checks.ts';
+import { multiConstellation } from './multi-constellation.ts';
 
 const site = { lat: 52.52, lon: 13.405, height: 50 };
 

@@ -71,6 +71,8 @@ export class GnssEngine {
   private readonly options: EngineOptions;
   lastAssessment?: EpochAssessment;
   holdoverSince?: number;
+  /** Drift one-sigma (s/s) when `calibrate` last ran, to report how much the estimate improved since. */
+  lastCalibrationDriftSigma?: number;
   /** Each holdover period, and on recovery the clock error it had accumulated against the prediction. */
   readonly holdovers: HoldoverPeriod[] = [];
 

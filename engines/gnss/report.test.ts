@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { GnssEngine } from './engine.ts';
 import { ConstellationSimulator } from './simulator/simulator.ts';
-import { holdoverMetrics, holdoverReport, historyReport, integrityReport, positionReport, spoofingReport, timingReport } from './report.ts';
+import { calibrate, holdoverMetrics, holdoverReport, historyReport, timingStatusReport, integrityReport, positionReport, spoofingReport, timingReport } from './report.ts';
 
 test('service reports carry computed position, integrity, timing and holdover figures', () => {
   const sim = new ConstellationSimulator({ site: { lat: 37.4165, lon: -122.2042, height: 64 }, seed: 4, startGps: 1.36e9, scenarios: [{ kind: 'signal_loss', start: 120 }] });
@@ -52,4 +52,26 @@ test('holdover metrics judge the prediction against the clock error found when s
   assert.ok(Math.abs(m.total_holdover_time_s - 300) <= 1);
   assert.ok(m.max_drift_observed_ns! > 0);
   assert.equal(m.drift_model_accuracy, 1);
+});
+
+test('timing status and calibration checkpoints come from the clock filter', () => {
+  const sim = new ConstellationSimulator({ site: { lat: 35.68, lon: 139.69, height: 40 }, seed: 13, startGps: 1.38e9, oscillator: 'OCXO' });
+  const engine = new GnssEngine({ nav: sim.nav, oscillator: 'OCXO' });
+  assert.equal(timingStatusReport(engine, sim.startGps).status, 'acquiring');
+  assert.equal(calibrate(engine, sim.startGps).calibration_status, 'insufficient_data');
+  let t = 0;
+  for (let k = 0; k < 12; k++) t = engine.process(sim.step().obs).time;
+  const first = calibrate(engine, t);
+  assert.equal(first.calibration_status, 'completed');
+  assert.equal(first.improvement_percent, 0);
+  for (let k = 0; k < 288; k++) t = engine.process(sim.step().obs).time;
+  const second = calibrate(engine, t);
+  assert.ok(second.improvement_percent > 10, `improvement ${second.improvement_percent}`);
+  // Correlated multipath and ionosphere errors in the clock solutions limit the drift estimate to several percent.
+  const trueDrift = sim.step().trueClock.drift * 3600e9;
+  assert.ok(Math.abs(second.new_drift_estimate_ns_per_hour! - trueDrift) < 0.15 * Math.abs(trueDrift), `${second.new_drift_estimate_ns_per_hour} vs ${trueDrift}`);
+  const status = timingStatusReport(engine, t);
+  assert.equal(status.status, 'locked');
+  assert.equal(status.holdover_ready, true);
+  assert.ok(status.holdover_calibration_age_h! > 0.08);
 });

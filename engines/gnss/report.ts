@@ -166,3 +166,38 @@ export function holdoverMetrics(engine: GnssEngine, t: number) {
     drift_model_accuracy: judged.length ? r(inside.length / judged.length, 3) : null,
   };
 }
+
+/** /timing/status figures: lock state, source, last clock measurement, accuracy and holdover readiness. */
+export function timingStatusReport(engine: GnssEngine, t: number) {
+  const last = engine.clock.lastUpdate;
+  const holdover = engine.lastAssessment?.clock.holdover ?? true;
+  const h = engine.holdover(t);
+  return {
+    status: !engine.clock.initialised ? 'acquiring' : holdover ? 'holdover' : 'locked',
+    source: !engine.clock.initialised ? 'none' : holdover ? 'holdover' : 'gnss',
+    last_sync: last === undefined ? null : gpsToIso(last),
+    accuracy_ns: h ? r(h.sigma * 1e9, 2) : null,
+    holdover_ready: engine.clock.initialised && engine.clock.updates >= 60,
+    holdover_calibration_age_h: engine.clock.calibrationStart === undefined ? null : r((t - engine.clock.calibrationStart) / 3600, 3),
+  };
+}
+
+/**
+ * A calibration checkpoint of the drift model: the filter calibrates continuously on every clock
+ * measurement; this reports the current drift estimate and how much its uncertainty shrank
+ * since the previous checkpoint (0 on the first), and starts a new checkpoint.
+ */
+export function calibrate(engine: GnssEngine, t: number) {
+  if (!engine.clock.initialised || engine.clock.updates < 10) {
+    return { calibration_status: 'insufficient_data', calibration_time_s: 0, new_drift_estimate_ns_per_hour: null, improvement_percent: 0 };
+  }
+  const st = engine.clock.state();
+  const before = engine.lastCalibrationDriftSigma;
+  engine.lastCalibrationDriftSigma = st.driftSigma;
+  return {
+    calibration_status: 'completed',
+    calibration_time_s: r(t - (engine.clock.calibrationStart ?? t), 1),
+    new_drift_estimate_ns_per_hour: r(st.drift * 3600e9, 3),
+    improvement_percent: before ? r(Math.max(0, 100 * (1 - st.driftSigma / before)), 1) : 0,
+  };
+}

@@ -84,8 +84,10 @@ test('gnss simulate --json runs the simulator through the engine and reports a s
   assert.ok(out.summary.events[0].start_s >= 30 && out.summary.events[0].start_s <= 32);
 });
 
-test('gnss simulate rejects a bad site with a clear message', async () => {
+test('gnss simulate rejects a bad site or scenario with a clear message', async () => {
   await assert.rejects(run(['simulate', '--site', '95,0,0']), /--site must be lat,lon,height/);
+  await assert.rejects(run(['simulate', '--scenario', '{"kind":"alien","start":1}']), /--scenario: scenario kind must be one of/);
+  await assert.rejects(run(['simulate', '--scenario', '{"kind":"jamming","start":1}']), /--scenario: jamming needs jsDb/);
 });
 
 test('gnss replay says why raw measurements without ephemeris give no engine fix', async () => {

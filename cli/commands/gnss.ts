@@ -14,6 +14,7 @@ import {
   streamGpsd,
   summariseReplay,
   type ReceiverEpoch,
+  parseScenario,
   type Scenario,
 } from '../../engines/gnss/index.ts';
 import { integrityReport, positionReport, timingReport } from '../../engines/gnss/report.ts';
@@ -154,12 +155,19 @@ export function register(program: Command): void {
       const oscillator = opts.oscillator as 'TCXO' | 'OCXO' | 'rubidium';
       let scenarios: Scenario[] = [];
       if (opts.scenario) {
+        let parsed: unknown;
         try {
-          const parsed = JSON.parse(opts.scenario) as Scenario | Scenario[];
-          scenarios = Array.isArray(parsed) ? parsed : [parsed];
+          parsed = JSON.parse(opts.scenario);
         } catch {
           throw new Error('--scenario must be JSON');
         }
+        scenarios = (Array.isArray(parsed) ? parsed : [parsed]).map((v) => {
+          try {
+            return parseScenario(v);
+          } catch (err) {
+            throw new Error(`--scenario: ${(err as Error).message}`);
+          }
+        });
       }
       const sim = new ConstellationSimulator({ site: { lat: site[0], lon: site[1], height: site[2] }, seed: Number(opts.seed), oscillator, scenarios });
       const engine = new GnssEngine({ nav: sim.nav, oscillator, agcBaselinePercent: 50, anomalyModel: defaultAnomalyModel() });

@@ -52,6 +52,6 @@ export { GnssEngine, type EngineOptions, type EpochAssessment } from './engine.t
 export { EventHistory, type SpoofingEvent, type SpoofingStatus, type ThreatType } from './spoofing/history.ts';
 export { trainAnomalyModel, anomalyCheck, FEATURE_NAMES, type AnomalyModel } from './spoofing/anomaly.ts';
 export { ConstellationSimulator, type SimulatorConfig, type SimEpoch } from './simulator/simulator.ts';
-export type { Scenario } from './simulator/scenarios.ts';
+export { parseScenario, type Scenario } from './simulator/scenarios.ts';
 export { defaultAnomalyModel } from './simulator/training.ts';
 export * from './report.ts';

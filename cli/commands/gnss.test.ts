@@ -2,25 +2,20 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
 import { Command } from 'commander';
+import { readFileSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { register } from './gnss.ts';
 
 const rinex = fileURLToPath(new URL('../../../shared/fixtures/gnss/rinex/', import.meta.url));
 
-/** Runs `lattice gnss ...` in-process on a program holding only this module's commands; returns stdout. */
+/** Runs `lattice gnss ...` in-process on a program holding only this module's commands; returns what it printed. */
 async function run(args: string[]): Promise<string> {
   const program = new Command('lattice').exitOverride();
-  register(program);
   let out = '';
-  const write = process.stdout.write.bind(process.stdout);
-  process.stdout.write = ((chunk: string | Uint8Array) => {
-    out += typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString();
-    return true;
-  }) as typeof process.stdout.write;
-  try {
-    await program.parseAsync(['node', 'lattice', 'gnss', ...args]);
-  } finally {
-    process.stdout.write = write;
-  }
+  register(program, (text) => {
+    out += text;
+  });
+  await program.parseAsync(['node', 'lattice', 'gnss', ...args]);
   return out;
 }
 
@@ -98,4 +93,20 @@ test('gnss replay says why raw measurements without ephemeris give no engine fix
   assert.equal(out.summary.engine_epochs, 39);
   assert.equal(out.summary.engine_fixes, 0);
   assert.match(out.engine[0].reason ?? '', /too few satellites: 0 usable, 4 needed \(no valid ephemeris: \d+/);
+});
+
+test('gnss replay --gpsd reads epochs from a gpsd server', async () => {
+  const chk = readFileSync(`${gpsd}ublox-zed-f9p-sfrbx.log.chk`, 'latin1');
+  const server = createServer((sock) => sock.once('data', () => sock.end(chk)));
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const { port } = server.address() as AddressInfo;
+  try {
+    const out = JSON.parse(await run(['replay', '--gpsd', `127.0.0.1:${port}`, '--epochs', '5', '--json'])) as { format: string; epochs: { fix: boolean }[] };
+    assert.equal(out.format, 'gpsd');
+    assert.equal(out.epochs.length, 5);
+    assert.ok(out.epochs.every((e) => e.fix));
+  } finally {
+    server.close();
+  }
+  await assert.rejects(run(['replay', '--gpsd', 'nocolon']), /--gpsd must be host:port/);
 });

@@ -27,7 +27,8 @@ function readText(path: string): string {
   }
 }
 
-export function register(program: Command): void {
+/** Registers the `gnss` commands; `write` receives everything they print (standard output by default). */
+export function register(program: Command, write: (text: string) => void = (text) => void process.stdout.write(text)): void {
   const gnss = program.command('gnss').description('GNSS positioning, integrity and timing engine');
 
   gnss
@@ -44,21 +45,21 @@ export function register(program: Command): void {
       const nav = parseNav(readText(opts.nav));
       const result = solveFile(obs, nav, { elevationMaskDeg: mask });
       if (opts.json) {
-        process.stdout.write(`${JSON.stringify(result)}\n`);
+        write(`${JSON.stringify(result)}\n`);
         return;
       }
       for (const e of result.epochs) {
         if (!e.fix) {
-          process.stdout.write(`${e.time}  no fix: ${e.reason}\n`);
+          write(`${e.time}  no fix: ${e.reason}\n`);
           continue;
         }
         const raim = e.raim.fault_detected ? `  RAIM fault, excluded ${e.raim.excluded.join(',') || 'none'}` : '';
-        process.stdout.write(
+        write(
           `${e.time}  ${e.latitude.toFixed(8)} ${e.longitude.toFixed(8)} ${e.altitude.toFixed(2)} m  sats ${e.satellites_used}  PDOP ${e.pdop.toFixed(2)}  rms ${e.residual_rms_m.toFixed(2)} m${raim}\n`,
         );
       }
       const s = result.summary;
-      process.stdout.write(
+      write(
         `${s.marker}: ${s.fixes}/${s.epochs} epochs fixed` +
           (s.horizontal_rms_m !== undefined ? `, horizontal RMS ${s.horizontal_rms_m} m, vertical RMS ${s.vertical_rms_m} m against the header position` : '') +
           `, ${s.faults_detected} RAIM faults\n`,
@@ -117,22 +118,22 @@ export function register(program: Command): void {
       }
       const summary = summariseReplay(epochs);
       if (opts.json) {
-        process.stdout.write(`${JSON.stringify({ format, epochs: summary.epochs, engine: engineFixes, summary: { ...summary.summary, engine_epochs: engineFixes.length, engine_fixes: engineFixes.filter((e) => e.fix).length }, errors })}\n`);
+        write(`${JSON.stringify({ format, epochs: summary.epochs, engine: engineFixes, summary: { ...summary.summary, engine_epochs: engineFixes.length, engine_fixes: engineFixes.filter((e) => e.fix).length }, errors })}\n`);
         return;
       }
       for (const e of summary.epochs) {
         const where = e.fix ? `${e.latitude?.toFixed(8)} ${e.longitude?.toFixed(8)} ${e.altitude?.toFixed(2) ?? '-'} m` : 'no fix';
         const signal = e.signal_power ? `  C/N0 ${e.signal_power.mean_cn0_dbhz.toFixed(1)} dB-Hz ${e.signal_power.status}` : '';
-        process.stdout.write(`${e.time ?? '(no time)'}  ${where}  sats ${e.satellites_used ?? '-'}/${e.satellites_visible}${signal}\n`);
+        write(`${e.time ?? '(no time)'}  ${where}  sats ${e.satellites_used ?? '-'}/${e.satellites_visible}${signal}\n`);
       }
       const s = summary.summary;
-      process.stdout.write(`${format}: ${s.epochs} epochs, ${s.fixes} with a fix, ${errors.length} rejected frames/sentences\n`);
+      write(`${format}: ${s.epochs} epochs, ${s.fixes} with a fix, ${errors.length} rejected frames/sentences\n`);
       if (engineFixes.length) {
         const solved = engineFixes.filter((e) => e.fix).length;
         const why = engineFixes.find((e) => !e.fix)?.reason;
-        process.stdout.write(`engine on raw measurements: ${solved}/${engineFixes.length} epochs solved${why ? ` (no fix: ${why})` : ''}\n`);
+        write(`engine on raw measurements: ${solved}/${engineFixes.length} epochs solved${why ? ` (no fix: ${why})` : ''}\n`);
       }
-      for (const e of errors) process.stdout.write(`  ${e}\n`);
+      for (const e of errors) write(`  ${e}\n`);
     });
 
   gnss
@@ -192,14 +193,14 @@ export function register(program: Command): void {
         events: engine.history.events.map((e) => ({ start_s: e.start - sim.startGps, status: e.status, threat_type: e.threatType, checks: e.checks })),
       };
       if (opts.json) {
-        process.stdout.write(`${JSON.stringify({ epochs, summary })}\n`);
+        write(`${JSON.stringify({ epochs, summary })}\n`);
         return;
       }
       for (const e of epochs) {
         const p = e.position ? `${e.position.latitude.toFixed(7)} ${e.position.longitude.toFixed(7)} \u00b1${e.position.horizontal_accuracy_m.toFixed(1)} m` : 'no fix';
         const w = e.spoofing.status === 'clear' ? '' : `  ${e.spoofing.status.toUpperCase()} ${e.spoofing.threatType} (${e.spoofing.warnings.join(',')})`;
-        process.stdout.write(`+${String(e.elapsed_s).padStart(4)} s  ${p}  sats ${e.integrity.satellites_used}  integrity ${e.integrity.score}  ${e.timing.source} \u00b1${e.timing.accuracy_ns} ns${w}\n`);
+        write(`+${String(e.elapsed_s).padStart(4)} s  ${p}  sats ${e.integrity.satellites_used}  integrity ${e.integrity.score}  ${e.timing.source} \u00b1${e.timing.accuracy_ns} ns${w}\n`);
       }
-      process.stdout.write(`${summary.fixes}/${summary.epochs} fixes, ${summary.warnings} epochs with warnings, ${summary.events.length} events\n`);
+      write(`${summary.fixes}/${summary.epochs} fixes, ${summary.warnings} epochs with warnings, ${summary.events.length} events\n`);
     });
 }

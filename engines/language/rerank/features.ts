@@ -2,7 +2,8 @@
  * Query-document features for the classic reranker, each computed from the texts and the
  * index's statistics only (no model): lexical match strength, title match, coverage of the
  * query's informative terms, term proximity, phrase (bigram) matches, dense similarity, and
- * similarity to the pseudo-relevant centroid of the first stage's best documents.
+ * similarity to the pseudo-relevant centroid of the first stage's best documents, and BM25
+ * of an RM3-style query expanded with that centroid's strongest terms.
  */
 import { cosine } from '../embed/hashing.ts';
 import { idf } from '../retrieval/bm25.ts';
@@ -19,12 +20,15 @@ export const FEATURE_NAMES = [
   'bigrams',
   'dense',
   'prf',
+  'rm3',
 ] as const;
 
 export const FEATURE_COUNT = FEATURE_NAMES.length;
 
 /** Pseudo-relevance feedback depth: the first stage's best documents taken as relevant. */
-const PRF_DEPTH = 8;
+const PRF_DEPTH = 5;
+/** Expansion terms added to the query for the RM3-style feature. */
+const EXPANSION_TERMS = 20;
 
 function tfidfVector(counts: ReadonlyMap<string, number>, weight: (t: string) => number): Map<string, number> {
   const v = new Map<string, number>();
@@ -87,6 +91,27 @@ export async function extractFeatures(query: string, candidates: readonly Candid
   const cNorm = Math.sqrt([...centroid.values()].reduce((s, x) => s + x * x, 0)) || 1;
   for (const [t, x] of centroid) centroid.set(t, x / cNorm);
 
+  // RM3-style expanded query: half the original terms, half the centroid's strongest terms.
+  const expanded = new Map<string, number>();
+  const qTotal = [...qCounts.values()].reduce((s, x) => s + x, 0) || 1;
+  for (const [t, n] of qCounts) expanded.set(t, 0.5 * (n / qTotal));
+  const strongest = [...centroid].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).slice(0, EXPANSION_TERMS);
+  const strongTotal = strongest.reduce((s, [, x]) => s + x, 0) || 1;
+  for (const [t, x] of strongest) expanded.set(t, (expanded.get(t) ?? 0) + 0.5 * (x / strongTotal));
+  const k1 = 1.2;
+  const b = 0.75;
+  const rm3 = docTerms.map((list) => {
+    const counts = termCounts(list);
+    const norm = 1 - b + (b * list.length) / (ctx.avgdl || 1);
+    let s = 0;
+    for (const [t, weight] of expanded) {
+      const tf = counts.get(t) ?? 0;
+      if (tf) s += weight * w(t) * ((tf * (k1 + 1)) / (tf + k1 * norm));
+    }
+    return s;
+  });
+  const rm3Top = Math.max(...rm3, 1e-9);
+
   const [qVec, ...dVecs] = await ctx.embed([query, ...candidates.map(indexedText)]);
   const top = Math.max(...candidates.map((c) => c.score), 1e-9);
 
@@ -125,6 +150,7 @@ export async function extractFeatures(query: string, candidates: readonly Candid
       qBigrams.length ? bigrams / qBigrams.length : 0,
       Math.max(0, cosine(qVec, dVecs[k])),
       Math.max(0, sparseDot(docVectors[k], centroid)),
+      rm3[k] / rm3Top,
     ];
   });
 }

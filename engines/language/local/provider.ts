@@ -108,14 +108,21 @@ export class LocalProvider implements Provider {
 
   async *chatStream(req: ChatRequest): AsyncGenerator<ChatChunk> {
     const queue = new ChunkQueue<ChatChunk>();
-    this.run(req, (text) => queue.push({ type: 'delta', content: text })).then(
+    // A consumer that stops reading early stops generation too.
+    const stop = new AbortController();
+    const signal = req.signal ? AbortSignal.any([req.signal, stop.signal]) : stop.signal;
+    this.run({ ...req, signal }, (text) => queue.push({ type: 'delta', content: text })).then(
       (r) => {
         queue.push({ type: 'done', finish_reason: r.finish_reason, usage: r.usage });
         queue.end();
       },
       (err) => queue.end(err),
     );
-    yield* queue.drain();
+    try {
+      yield* queue.drain();
+    } finally {
+      stop.abort();
+    }
   }
 
   /** Mean-pooled, L2-normalised hidden states of the model, one vector per input. */

@@ -47,7 +47,9 @@ export const BUILTIN_MODEL_ID = 'lattice-tiny';
 export const BUILTIN_MODEL_PATH = fileURLToPath(new URL('./models/lattice-tiny.gguf', import.meta.url));
 
 export const BUILTIN_MODELS: ModelConfig[] = [
-  { id: BUILTIN_MODEL_ID, provider: 'local', path: BUILTIN_MODEL_PATH, capabilities: ['chat', 'embed'] },
+  // One thread: the built-in model is so small that a second llama.cpp worker only adds
+  // synchronisation (measured 108 vs 6 generated tokens/s on a busy two-core machine).
+  { id: BUILTIN_MODEL_ID, provider: 'local', path: BUILTIN_MODEL_PATH, threads: 1, capabilities: ['chat', 'embed'] },
   { id: 'classic-embed', provider: 'classic', capabilities: ['embed'] },
   { id: 'classic', provider: 'classic', capabilities: ['rerank'] },
 ];

@@ -90,20 +90,27 @@ function evaluate(name: string, runs: Map<string, string[]>, qrels: Map<string, 
   return n;
 }
 
-async function rerankRuns(index: SearchIndex, data: JudgedCandidates[], qrels: Map<string, Map<string, number>>): Promise<{ classic: Map<string, string[]>; quantum: Map<string, string[]>; circuits: number; ms: number }> {
+async function rerankRuns(
+  index: SearchIndex,
+  data: JudgedCandidates[],
+  qrels: Map<string, Map<string, number>>,
+): Promise<{ classic: Map<string, string[]>; quantum: Map<string, string[]>; kernel: Map<string, string[]>; circuits: number; ms: number }> {
   const cv = crossValidate(data, qrels, 2);
   const stats = await index.corpus();
   const ctx = index.rerankContext(stats.n, stats.avgdl);
   const quantum = new Map<string, string[]>();
+  const kernel = new Map<string, string[]>();
   let circuits = 0;
   const t = performance.now();
   for (const q of data) {
     const base = cv.scores.get(q.query_id) ?? [];
     const { scores, qubits } = await kernelScores(queryText.get(q.query_id) ?? '', q.candidates, ctx);
     if (qubits) circuits += q.candidates.length;
-    quantum.set(q.query_id, q.doc_ids.map((id, i) => ({ id, s: base[i] + KERNEL_WEIGHT * scores[i], i })).sort((a, b) => b.s - a.s || a.i - b.i).map((x) => x.id));
+    const order = (s: (i: number) => number): string[] => q.doc_ids.map((id, i) => ({ id, s: s(i), i })).sort((a, b) => b.s - a.s || a.i - b.i).map((x) => x.id);
+    quantum.set(q.query_id, order((i) => base[i] + KERNEL_WEIGHT * scores[i]));
+    kernel.set(q.query_id, order((i) => scores[i]));
   }
-  return { classic: cv.rankings, quantum, circuits, ms: performance.now() - t };
+  return { classic: cv.rankings, quantum, kernel, circuits, ms: performance.now() - t };
 }
 
 const queryText = new Map<string, string>();
@@ -133,6 +140,7 @@ async function cranfield(): Promise<void> {
     const featMs = (performance.now() - t) / queries.length;
     const onBm25 = await rerankRuns(index, bm25Data, qrels);
     evaluate('BM25 top 100 + classic rerank', onBm25.classic, qrels, bm25);
+    evaluate('BM25 top 100 + quantum kernel alone', onBm25.kernel, qrels, bm25);
     evaluate('BM25 top 100 + quantum_cpu rerank', onBm25.quantum, qrels, bm25);
     const hybridData = await collectTrainingData(index, queries, qrels, { mode: 'hybrid' });
     const onHybrid = await rerankRuns(index, hybridData, qrels);

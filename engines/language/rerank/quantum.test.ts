@@ -11,11 +11,12 @@ test('the fidelity kernel is 1 for equal vectors and symmetric', () => {
   assert.ok(ab < 1);
 });
 
-test('on one qubit the simulated kernel equals cos²(π(a−b)/2) twice applied', () => {
-  // Two RY layers with no entangler: U(a) = RY(2πa), so the overlap is cos²(π(a−b)).
+test('on one qubit the simulated kernel equals cos²(π(a−b)/4)', () => {
+  // Two RY(π/4·a) layers with no entangler: U(a) = RY(πa/2), so the overlap is cos²(π(a−b)/4).
   const a = 0.35;
   const b = 0.1;
-  assert.ok(Math.abs(fidelityKernel([a], [b]) - Math.cos(Math.PI * (a - b)) ** 2) < 1e-12);
+  assert.ok(Math.abs(fidelityKernel([a], [b]) - Math.cos((Math.PI * (a - b)) / 4) ** 2) < 1e-12);
+  assert.ok(Math.abs(fidelityKernel([1], [0]) - 0.5) < 1e-12);
 });
 
 test('the quantum tier reranks a document list and reports that it ran on the CPU', async () => {

@@ -32,7 +32,7 @@ export function register(program: Command): void {
     .option('--system <text>', 'a system message')
     .option('--max-tokens <n>', 'most tokens to generate')
     .option('--temperature <t>', 'sampling temperature, 0 to 2')
-    .option('--top-p <p>', 'nucleus sampling mass, (0, 1]')
+    .option('--top-p <p>', 'nucleus sampling mass, 0 to 1')
     .option('--stop <text...>', 'stop sequences')
     .option('--seed <n>', 'sampling seed (local models)')
     .option('--lora <file>', 'a GGUF LoRA adapter applied to this request (local models)')

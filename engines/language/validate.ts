@@ -14,7 +14,7 @@ export function validateChatRequest(req: ChatRequest): void {
   });
   if (!req.messages.some((m) => m.role === 'user')) throw invalid('messages must contain a user message');
   if (req.temperature !== undefined && !(req.temperature >= 0 && req.temperature <= 2)) throw invalid('temperature must be between 0 and 2');
-  if (req.top_p !== undefined && !(req.top_p > 0 && req.top_p <= 1)) throw invalid('top_p must be in (0, 1]');
+  if (req.top_p !== undefined && !(req.top_p >= 0 && req.top_p <= 1)) throw invalid('top_p must be between 0 and 1');
   if (req.max_tokens !== undefined && !(Number.isInteger(req.max_tokens) && req.max_tokens > 0)) throw invalid('max_tokens must be a positive integer');
   if (req.stop !== undefined) {
     if (!Array.isArray(req.stop) || req.stop.some((s) => typeof s !== 'string' || s === '')) throw invalid('stop must be a list of non-empty strings');

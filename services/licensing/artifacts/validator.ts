@@ -2,8 +2,8 @@
  * Server-side validation of artifacts, built to answer from memory:
  *  - parsing and signature checks depend only on the artifact text and the (immutable) key
  *    behind each key id, so their outcome is cached by the text's hash;
- *  - the epoch and each license's revocation row are cached too, and dropped whenever the
- *    revocation state changes: at once in the process that made the change (the revoke and
+ *  - the epoch and the revocation rows are loaded together and cached, and dropped whenever
+ *    the revocation state changes: at once in the process that made the change (the revoke and
  *    restore routes call `revocationsChanged`), and through NOTIFY `licensing_revocations`
  *    in every other process listening on the same PostgreSQL database. A generation counter
  *    keeps a lookup that raced with a change from refilling the cache with the old state.
@@ -37,11 +37,15 @@ interface RevocationRow {
   until: number | null;
 }
 
+function toRow(r: { reason: string; effective_until: Date | null }): RevocationRow {
+  return { reason: r.reason, until: r.effective_until ? new Date(r.effective_until).getTime() : null };
+}
+
 export class ArtifactValidator {
   private readonly cache = new Map<string, Checked>();
   private generation = 0;
   private epoch: number | null = null;
-  private readonly revocations = new Map<string, RevocationRow | null>();
+  private readonly revocations = new Map<string, RevocationRow>();
   private unlisten: (() => Promise<void>) | null = null;
 
   constructor(
@@ -66,27 +70,30 @@ export class ArtifactValidator {
     this.revocations.clear();
   }
 
+  /**
+   * The epoch and every revocation row, loaded in one query after each change and then
+   * answered from memory: revoked licenses are few, so any license, seen before or not,
+   * costs no round trip.
+   */
   private async revocationState(licenseId: string): Promise<{ epoch: number; row: RevocationRow | null }> {
-    const cachedRow = this.revocations.get(licenseId);
-    if (this.epoch !== null && cachedRow !== undefined) return { epoch: this.epoch, row: cachedRow };
-    const generation = this.generation;
-    const [state] = await this.db.query<{ epoch: number | string; reason: string | null; effective_until: Date | null; revoked: boolean }>(
-      `SELECT e.epoch, r.reason, r.effective_until, r.license_id IS NOT NULL AS revoked
-         FROM licensing_epoch e
-         LEFT JOIN licensing_revocations r ON r.license_id::text = $1
-        WHERE e.id = 1`,
-      [licenseId],
-    );
-    const epoch = Number(state?.epoch ?? 0);
-    const row = state?.revoked
-      ? { reason: state.reason!, until: state.effective_until ? new Date(state.effective_until).getTime() : null }
-      : null;
-    if (generation === this.generation) {
-      if (this.revocations.size >= CACHE_LIMIT * 5) this.revocations.clear();
-      this.epoch = epoch;
-      this.revocations.set(licenseId, row);
+    if (this.epoch === null) {
+      const generation = this.generation;
+      const [rows, [epochRow]] = await Promise.all([
+        this.db.query<{ license_id: string; reason: string; effective_until: Date | null }>(
+          'SELECT license_id::text AS license_id, reason, effective_until FROM licensing_revocations',
+        ),
+        this.db.query<{ epoch: number | string }>('SELECT epoch FROM licensing_epoch WHERE id = 1'),
+      ]);
+      if (generation !== this.generation) {
+        // A change landed while loading: answer this request from what was read, cache nothing.
+        const row = rows.find((r) => r.license_id === licenseId);
+        return { epoch: Number(epochRow?.epoch ?? 0), row: row ? toRow(row) : null };
+      }
+      this.revocations.clear();
+      for (const r of rows) this.revocations.set(r.license_id, toRow(r));
+      this.epoch = Number(epochRow?.epoch ?? 0);
     }
-    return { epoch, row };
+    return { epoch: this.epoch, row: this.revocations.get(licenseId) ?? null };
   }
 
   /** Parses and checks signatures, or answers from the cache. Throws 400 for unparseable text. */

@@ -11,7 +11,7 @@ import type { ServiceContext, ServiceDefinition } from '../../platform/service.t
 import { CDetailError, formatDetailError } from './errors.ts';
 import { licensingCMigrations } from './migrations.ts';
 import { C_PLANS, cPlan } from './plans.ts';
-import { QuantumProbe } from './probe.ts';
+import { QuantumProbe } from '../../engines/crypto/quantum-probe.ts';
 import type { CDeps } from './routes/context.ts';
 import { registerGenerate } from './routes/generate.ts';
 import { registerHealth } from './routes/health.ts';

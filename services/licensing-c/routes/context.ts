@@ -1,7 +1,7 @@
 /** What the variant C routes share: the service context, the signature secret, the probe and the auth guard. */
 import type { preHandlerAsyncHookHandler } from 'fastify';
 import type { ServiceContext } from '../../../platform/service.ts';
-import type { QuantumProbe } from '../probe.ts';
+import type { QuantumProbe } from '../../../engines/crypto/quantum-probe.ts';
 
 export interface CDeps {
   ctx: ServiceContext;

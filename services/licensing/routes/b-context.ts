@@ -1,6 +1,6 @@
 /** What the variant B routes share beyond the licensing deps: the signature secret and the engine probe. */
 import type { LicensingDeps } from '../deps.ts';
-import type { QuantumProbe } from '../keys/probe.ts';
+import type { QuantumProbe } from '../../../engines/crypto/quantum-probe.ts';
 
 export interface VariantBDeps extends LicensingDeps {
   /** Key of the quantum signatures' keyed hash (see keys/secret.ts). */

@@ -1,5 +1,8 @@
-/** Whether the quantum engine actually runs: a tiny circuit simulated on demand, remembered for 30 s. */
-import { probeQuantumEngine } from '../../engines/crypto/quantum-signature.ts';
+/**
+ * Whether the quantum engine actually runs: a tiny noisy circuit simulated on demand and
+ * remembered for 30 s, so that health routes stay cheap under polling.
+ */
+import { probeQuantumEngine } from './quantum-signature.ts';
 
 const TTL_MS = 30_000;
 

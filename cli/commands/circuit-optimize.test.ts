@@ -17,7 +17,8 @@ async function cli(args: string[]): Promise<{ out: string; err: string }> {
   let err = '';
   const w1 = process.stdout.write.bind(process.stdout);
   const w2 = process.stderr.write.bind(process.stderr);
-  process.stdout.write = ((s: string) => ((out += s), true)) as typeof process.stdout.write;
+  // The test runner reports on this stdout in binary frames: pass those through, keep our text.
+  process.stdout.write = ((s: string | Uint8Array) => (typeof s === 'string' ? ((out += s), true) : w1(s))) as typeof process.stdout.write;
   process.stderr.write = ((s: string) => ((err += s), true)) as typeof process.stderr.write;
   try {
     await program.parseAsync(['node', 'lattice', 'circuit', 'optimize', ...args]);

@@ -15,7 +15,8 @@ async function cli(args: string[]): Promise<string> {
   register(program);
   let out = '';
   const w = process.stdout.write.bind(process.stdout);
-  process.stdout.write = ((s: string) => ((out += s), true)) as typeof process.stdout.write;
+  // The test runner reports on this stdout in binary frames: pass those through, keep our text.
+  process.stdout.write = ((s: string | Uint8Array) => (typeof s === 'string' ? ((out += s), true) : w(s))) as typeof process.stdout.write;
   try {
     await program.parseAsync(['node', 'lattice', 'circuit', 'run', ...args]);
   } finally {

@@ -3,28 +3,24 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
-import { buildProgram } from '../main.ts';
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 
 const dir = mkdtempSync(join(tmpdir(), 'lx-cli-search-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
 
-async function run(args: string[]): Promise<string> {
-  const program = await buildProgram();
-  let out = '';
-  const write = process.stdout.write.bind(process.stdout);
-  const errWrite = process.stderr.write.bind(process.stderr);
-  process.stdout.write = ((chunk: string) => {
-    out += chunk;
-    return true;
-  }) as typeof process.stdout.write;
-  process.stderr.write = (() => true) as typeof process.stderr.write;
-  try {
-    await program.parseAsync(['node', 'lattice', ...args]);
-  } finally {
-    process.stdout.write = write;
-    process.stderr.write = errWrite;
-  }
-  return out;
+const bin = fileURLToPath(new URL('../../bin/lattice.mjs', import.meta.url));
+
+/**
+ * Runs the real `lattice` program in a child process: replacing process.stdout here would
+ * also capture the test runner's own report, which travels on this process's stdout.
+ */
+function run(args: string[]): Promise<string> {
+  return new Promise((resolve, reject) => {
+    execFile(process.execPath, [bin, ...args], { env: { ...process.env, DATABASE_URL: '' }, maxBuffer: 64 * 1024 * 1024 }, (err, stdout, stderr) =>
+      err ? reject(new Error(`lattice ${args.join(' ')} failed: ${stderr}`)) : resolve(stdout),
+    );
+  });
 }
 
 test('search build then query prints the contract shape, with and without rerank', async () => {

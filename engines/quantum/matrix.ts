@@ -59,6 +59,32 @@ export function matmul(a: CMatrix, b: CMatrix): CMatrix {
   return out;
 }
 
+/**
+ * Kronecker product for the qubit order "qubits[0] least significant": the matrix of `lo`
+ * on the low qubits and `hi` on the high ones is kron(hi, lo).
+ */
+export function kron(hi: CMatrix, lo: CMatrix): CMatrix {
+  const nh = dimOf(hi);
+  const nl = dimOf(lo);
+  const n = nh * nl;
+  const out = new Float64Array(2 * n * n);
+  for (let i1 = 0; i1 < nh; i1++)
+    for (let j1 = 0; j1 < nh; j1++) {
+      const hr = hi[2 * (i1 * nh + j1)]!;
+      const hm = hi[2 * (i1 * nh + j1) + 1]!;
+      for (let i2 = 0; i2 < nl; i2++)
+        for (let j2 = 0; j2 < nl; j2++) {
+          const lr = lo[2 * (i2 * nl + j2)]!;
+          const li = lo[2 * (i2 * nl + j2) + 1]!;
+          const r = i1 * nl + i2;
+          const c = j1 * nl + j2;
+          out[2 * (r * n + c)] = hr * lr - hm * li;
+          out[2 * (r * n + c) + 1] = hr * li + hm * lr;
+        }
+    }
+  return out;
+}
+
 export function adjoint(a: CMatrix): CMatrix {
   const n = dimOf(a);
   const out = new Float64Array(2 * n * n);

@@ -3,6 +3,7 @@
  * index c + r·2^n (column bits low, row bits high), so U ρ U† is U on the row qubits (q + n)
  * and conj(U) on the column qubits (q), and a channel is its superoperator on both.
  */
+import { kron } from '../matrix.ts';
 import { applyMatrix } from '../statevector/direct.ts';
 
 export function conj(m: Float64Array): Float64Array {
@@ -65,24 +66,12 @@ export function depolarizingKraus(p: number, k: 1 | 2): Float64Array[] {
   for (let a = 0; a < n; a++) {
     const w = a === 0 ? 1 - p + p / n : p / n;
     if (w <= 0) continue;
-    const m = k === 1 ? PAULI[a]! : kron2(PAULI[a >> 2]!, PAULI[a & 3]!);
+    const m = k === 1 ? PAULI[a]! : kron(PAULI[a >> 2]!, PAULI[a & 3]!);
     out.push(m.map((x) => x * Math.sqrt(w)));
   }
   return out;
 }
 
-/** a ⊗ b on two qubits, b on qubit 0 (low bit). */
-function kron2(a: Float64Array, b: Float64Array): Float64Array {
-  const o = new Float64Array(32);
-  for (let r = 0; r < 4; r++)
-    for (let c = 0; c < 4; c++) {
-      const A = 2 * ((r >> 1) * 2 + (c >> 1));
-      const B = 2 * ((r & 1) * 2 + (c & 1));
-      o[2 * (r * 4 + c)] = a[A]! * b[B]! - a[A + 1]! * b[B + 1]!;
-      o[2 * (r * 4 + c) + 1] = a[A]! * b[B + 1]! + a[A + 1]! * b[B]!;
-    }
-  return o;
-}
 
 /** Diagonal of ρ (the basis-state probabilities). */
 export function diagonalOf(rho: Float64Array, n: number): Float64Array {

@@ -7,7 +7,7 @@
  */
 import type { GateOp, Operation } from '../circuit.ts';
 import { gateInfo, gateMatrix } from '../gates.ts';
-import { matmul } from '../matrix.ts';
+import { kron, matmul } from '../matrix.ts';
 import { positionsOf } from './kernels.ts';
 import type { Step } from './steps.ts';
 
@@ -102,18 +102,6 @@ function twoQubitMatrix(s: Step): { q0: number; q1: number; m: Float64Array } | 
   return null;
 }
 
-/** a ⊗ b as a 4x4 with b on the low bit. */
-function kron(a: Float64Array, b: Float64Array): Float64Array {
-  const o = new Float64Array(32);
-  for (let r = 0; r < 4; r++)
-    for (let c = 0; c < 4; c++) {
-      const A = 2 * ((r >> 1) * 2 + (c >> 1));
-      const B = 2 * ((r & 1) * 2 + (c & 1));
-      o[2 * (r * 4 + c)] = a[A]! * b[B]! - a[A + 1]! * b[B + 1]!;
-      o[2 * (r * 4 + c) + 1] = a[A]! * b[B + 1]! + a[A + 1]! * b[B]!;
-    }
-  return o;
-}
 
 const I2 = Float64Array.of(1, 0, 0, 0, 0, 0, 1, 0);
 

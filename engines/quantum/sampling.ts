@@ -1,5 +1,20 @@
 /** Seeded random numbers and shot sampling: the same seed gives the same shots, bit for bit. */
 
+/**
+ * Mulberry32: a tiny seeded generator of doubles in [0, 1), for reproducible checks and
+ * training runs (the shot sampler uses the stronger `Rng` below).
+ */
+export function mulberry32(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
 /** xoshiro128** seeded through splitmix32; `next()` returns a double in [0, 1). */
 export class Rng {
   private a: number;

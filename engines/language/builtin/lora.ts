@@ -15,7 +15,7 @@ import { LanguageError } from '../errors.ts';
 import { chatTurn } from './corpus.ts';
 import { loraGguf } from './export.ts';
 import { loadBuiltin } from './load.ts';
-import { seededRandom } from './rng.ts';
+import { mulberry32 as seededRandom } from '../../quantum/sampling.ts';
 import { loadTf } from './tf.ts';
 import { BOS, IM_END } from './tokenizer.ts';
 import type { Tokenizer } from './tokenizer.ts';

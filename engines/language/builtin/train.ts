@@ -10,7 +10,7 @@ import { writeFileSync } from 'node:fs';
 import type * as tfType from '@tensorflow/tfjs';
 import { buildCorpus } from './corpus.ts';
 import { modelGguf } from './export.ts';
-import { seededRandom } from './rng.ts';
+import { mulberry32 as seededRandom } from '../../quantum/sampling.ts';
 import { loadTf } from './tf.ts';
 import { BOS, createTokenizer, trainVocabulary } from './tokenizer.ts';
 import { allVariables, initWeights, lossOf } from './transformer.ts';

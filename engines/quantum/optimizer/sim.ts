@@ -106,14 +106,5 @@ export function inner(a: State, b: State): [number, number] {
   return [re, im];
 }
 
-/** Mulberry32: a small seeded generator for reproducible tests and checks. */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** The seeded generator of the optimizer's checks. */
+export { mulberry32 as rng } from '../sampling.ts';

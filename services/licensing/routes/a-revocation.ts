@@ -39,7 +39,7 @@ export function registerRevocationSet(app: ServiceApp, deps: LicensingDeps): voi
         tags: ['Variant A: artifacts'],
         summary: 'Signed revocation set of the calling account',
         security: bearerSecurity,
-        querystring: Type.Object({ since_epoch: Type.Optional(Type.Integer({ minimum: 0 })) }),
+        querystring: Type.Object({ since_epoch: Type.Optional(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER })) }),
         response: { 200: RevocationSet, '4xx': DetailError },
       },
     },

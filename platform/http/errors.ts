@@ -27,12 +27,3 @@ export interface ErrorInfo {
 
 /** Builds the service's error body from an error and the request id. */
 export type ErrorFormatter = (error: ErrorInfo, requestId: string) => unknown;
-
-export const badRequest = (message: string, code = 'invalid_request') => new ApiError(400, code, message);
-export const unauthorized = (message = 'Invalid or missing API key', code = 'invalid_api_key') =>
-  new ApiError(401, code, message);
-export const forbidden = (message: string, code = 'forbidden') => new ApiError(403, code, message);
-export const notFound = (message: string, code = 'not_found') => new ApiError(404, code, message);
-export const conflict = (message: string, code = 'conflict') => new ApiError(409, code, message);
-export const tooManyRequests = (message: string, retryAfterSeconds?: number, code = 'rate_limited') =>
-  new ApiError(429, code, message, {}, retryAfterSeconds ? { 'retry-after': String(retryAfterSeconds) } : {});

@@ -5,9 +5,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { ServiceApp } from '../http/app.ts';
-import { createAccount } from '../identity/accounts.ts';
+import { createAccount, setPlan } from '../identity/accounts.ts';
 import { createKey, type KeyKind } from '../identity/keys.ts';
-import { setPlan } from '../identity/accounts.ts';
 import { allMigrations } from '../server.ts';
 import type { ServiceContext, ServiceDefinition } from '../service.ts';
 import { openPglite, openPostgres, type Database } from '../storage/database.ts';

@@ -9,6 +9,8 @@ import { isNoiseModel, noiseFromBackend } from './noise.ts';
 import { Rng, bitKey, randomSeed, sampleIndices, tally } from './sampling.ts';
 import { outcomeKey, sampleShots } from './statevector/shots.ts';
 import { splitTerminal } from './statevector/simulate.ts';
+import { marginalNative, type NativeRun } from './statevector/native.ts';
+import { MAX_VIEW_QUBITS } from './native/index.ts';
 import { applyGlobalPhase, checkStatevectorSize, statevectorBytes } from './statevector/state.ts';
 
 export type Method = 'statevector' | 'density_matrix' | 'mps';
@@ -96,6 +98,10 @@ export function run(circuit: Circuit, opts: RunOptions = {}): RunResult {
     keys = r.keys;
     counts = r.counts;
     if (wantProbs && r.state && r.measures) probs = stateProbabilities(r.state, r.measures, circuit.numClbits);
+    if (wantProbs && r.native && r.measures && r.measures.length <= 20) probs = nativeProbabilities(r.native, r.measures, circuit.numClbits);
+    if (opts.statevector && r.native) {
+      throw new Error(`a statevector of ${circuit.numQubits} qubits is too large to return (at most ${MAX_VIEW_QUBITS}); ask for counts or probabilities`);
+    }
     if (opts.statevector && r.state) {
       statevector = r.state;
       applyGlobalPhase(statevector, circuit.globalPhase);
@@ -186,6 +192,20 @@ function stateProbabilities(st: Float64Array, measures: Array<{ qubit: number; c
     if (p <= 1e-15) continue;
     const k = outcomeKey(i, measures, numClbits);
     m.set(k, (m.get(k) ?? 0) + p);
+  }
+  return Object.fromEntries(m);
+}
+
+/** The same record as stateProbabilities, from a state held in native memory (too large for JavaScript). */
+function nativeProbabilities(r: NativeRun, measures: Array<{ qubit: number; clbit: number }>, numClbits: number): Record<string, number> {
+  const p = marginalNative(r, measures.map((m) => m.qubit));
+  const m = new Map<string, number>();
+  for (let x = 0; x < p.length; x++) {
+    if (p[x]! <= 1e-15) continue;
+    let i = 0;
+    for (let j = 0; j < measures.length; j++) if ((x >>> j) & 1) i |= 2 ** measures[j]!.qubit;
+    const k = outcomeKey(i, measures, numClbits);
+    m.set(k, (m.get(k) ?? 0) + p[x]!);
   }
   return Object.fromEntries(m);
 }

@@ -103,15 +103,31 @@ export function sampleIndices(p: Float64Array, shots: number, rng: Rng): Uint32A
 export function sampleFromState(st: Float64Array, shots: number, rng: Rng): Uint32Array {
   const out = new Uint32Array(shots);
   if (shots === 0) return out;
-  let norm = 0;
-  for (let i = 0; i < st.length; i++) norm += st[i]! * st[i]!;
+  const { u, total } = sortedUniforms(shots, rng);
+  sweepState(st, u, total, out);
+  shuffleInPlace(out, rng);
+  return out;
+}
+
+/**
+ * Sorted uniforms for a one-sweep sampler: cumulative exponential spacings, divided by `total`
+ * when compared (shots + 1 draws). Shared with the native sampler, which must draw the same.
+ */
+export function sortedUniforms(shots: number, rng: Rng): { u: Float64Array; total: number } {
   const u = new Float64Array(shots);
   let acc = 0;
   for (let s = 0; s < shots; s++) {
     acc += -Math.log(1 - rng.next());
     u[s] = acc;
   }
-  const total = acc - Math.log(1 - rng.next());
+  return { u, total: acc - Math.log(1 - rng.next()) };
+}
+
+/** One pass over the state: shot s lands on the first basis state whose cumulative probability exceeds u[s]/total. */
+export function sweepState(st: Float64Array, u: Float64Array, total: number, out: Uint32Array): void {
+  const shots = out.length;
+  let norm = 0;
+  for (let i = 0; i < st.length; i++) norm += st[i]! * st[i]!;
   let s = 0;
   let cum = 0;
   const dim = st.length >> 1;
@@ -125,13 +141,16 @@ export function sampleFromState(st: Float64Array, shots: number, rng: Rng): Uint
   }
   // Rounding can leave the last uniforms just above the final cumulative sum.
   while (s < shots) out[s++] = last;
-  for (let i = shots - 1; i > 0; i--) {
+}
+
+/** Fisher-Yates: the sweep yields shots in index order; shots are reported in random order. */
+export function shuffleInPlace(out: Uint32Array, rng: Rng): void {
+  for (let i = out.length - 1; i > 0; i--) {
     const j = Math.floor(rng.next() * (i + 1));
     const t = out[i]!;
     out[i] = out[j]!;
     out[j] = t;
   }
-  return out;
 }
 
 /** A counts key: every classical bit, the highest-numbered first (CONTRACT). */

@@ -12,7 +12,8 @@ import { applyMatrix, applyPauliX } from './direct.ts';
 import { compile } from './fusion.ts';
 import { runSteps } from './parallel.ts';
 import { applyOp, zeroState } from './state.ts';
-import { splitTerminal } from './simulate.ts';
+import { splitTerminal, unitaryJs } from './simulate.ts';
+import { type NativeRun, runNative, sampleNative } from './native.ts';
 
 export interface ShotResult {
   counts: Record<string, number>;
@@ -22,6 +23,8 @@ export interface ShotResult {
   keys?: string[];
   /** The final state when it is the same for every shot (no mid-circuit collapse, no noise). */
   state?: Float64Array;
+  /** That state in native memory, when it is too large for a Float64Array. */
+  native?: NativeRun;
 }
 
 function holds(cond: Condition | undefined, bits: Uint8Array): boolean {
@@ -79,9 +82,9 @@ export function outcomeKey(i: number, measures: Array<{ qubit: number; clbit: nu
 export function sampleShots(c: Circuit, shots: number, rng: Rng, noise?: NoiseModel, memory = false): ShotResult {
   const split = splitTerminal(c);
   if (!noise && split) {
-    const st = zeroState(c.numQubits);
-    runSteps(st, c.numQubits, compile(split.unitary));
-    const idx = sampleFromState(st, shots, rng);
+    const nat = runNative(split.unitary, c.numQubits);
+    const st = nat ? nat.view : unitaryJs(c.numQubits, split.unitary);
+    const idx = nat ? sampleNative(nat, shots, rng) : sampleFromState(st!, shots, rng);
     // Count basis states first; only distinct outcomes become bit strings.
     const counts: Record<string, number> = {};
     const keyOf = new Map<number, string>();
@@ -99,7 +102,9 @@ export function sampleShots(c: Circuit, shots: number, rng: Rng, noise?: NoiseMo
       for (let s = 0; s < shots; s++) byIndex.set(idx[s]!, (byIndex.get(idx[s]!) ?? 0) + 1);
       for (const [i, n] of byIndex) add(i, n);
     }
-    const result: ShotResult = { counts, state: st, measures: split.measures };
+    const result: ShotResult = { counts, measures: split.measures };
+    if (st) result.state = st;
+    else if (nat) result.native = nat;
     if (memory) result.keys = Array.from(idx, (i) => keyOf.get(i)!);
     return result;
   }

@@ -2,7 +2,9 @@
 import type { Circuit, Operation } from '../circuit.ts';
 import { compile } from './fusion.ts';
 import { runSteps } from './parallel.ts';
-import { applyGlobalPhase, zeroState } from './state.ts';
+import { runNative } from './native.ts';
+import { applyGlobalPhase, checkStatevectorSize, zeroState } from './state.ts';
+import { MAX_VIEW_QUBITS } from '../native/index.ts';
 
 /**
  * Split ops into the unitary part and the terminal measurements. Throws when a measurement is
@@ -37,8 +39,18 @@ export function splitTerminal(c: Circuit): { unitary: Operation[]; measures: Arr
 export function simulateStatevector(c: Circuit): Float64Array {
   const split = splitTerminal(c);
   if (!split) throw new Error('the circuit has mid-circuit measurement, reset or conditions: use run() to sample it');
-  const st = zeroState(c.numQubits);
-  runSteps(st, c.numQubits, compile(split.unitary));
+  checkStatevectorSize(c.numQubits);
+  if (c.numQubits > MAX_VIEW_QUBITS) {
+    throw new Error(`a statevector of ${c.numQubits} qubits cannot be returned (at most ${MAX_VIEW_QUBITS}); sample it with run() instead`);
+  }
+  const st = runNative(split.unitary, c.numQubits)?.view ?? unitaryJs(c.numQubits, split.unitary);
   applyGlobalPhase(st, c.globalPhase);
+  return st;
+}
+
+/** The JavaScript kernels' run of unitary ops from |0...0> (worker threads for large states). */
+export function unitaryJs(n: number, ops: Operation[]): Float64Array {
+  const st = zeroState(n);
+  runSteps(st, n, compile(ops));
   return st;
 }

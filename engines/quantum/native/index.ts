@@ -1,0 +1,37 @@
+/**
+ * The native statevector kernels (C++, built at install by build.mjs), or null when they are
+ * not built or are switched off with LATTICE_NATIVE=0; callers then use the JavaScript kernels.
+ */
+import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+
+/** An n-qubit state: an ArrayBuffer over native memory up to 28 qubits, an opaque handle above. */
+export type NativeState = ArrayBuffer | object;
+
+export interface NativeStatevector {
+  allocState(n: number): NativeState;
+  run(state: NativeState, n: number, ints: Int32Array, reals: Float64Array, threads: number): void;
+  sample(state: NativeState, n: number, uniforms: Float64Array, total: number, out: Uint32Array): void;
+  marginal(state: NativeState, n: number, qubits: Int32Array, out: Float64Array): void;
+  hardwareThreads(): number;
+}
+
+/** The largest state JavaScript can see as one Float64Array (4 GiB). */
+export const MAX_VIEW_QUBITS = 28;
+
+let loaded: NativeStatevector | null | undefined;
+
+export function nativeStatevector(): NativeStatevector | null {
+  if (loaded !== undefined) return loaded;
+  loaded = null;
+  if (process.env.LATTICE_NATIVE === '0') return loaded;
+  const file = fileURLToPath(new URL('./build/Release/lattice_statevector.node', import.meta.url));
+  if (!existsSync(file)) return loaded;
+  try {
+    loaded = createRequire(import.meta.url)(file) as NativeStatevector;
+  } catch {
+    loaded = null;
+  }
+  return loaded;
+}

@@ -1,0 +1,175 @@
+// Kernels on a local buffer in split layout (re[] and im[] separately, 2^a entries each).
+//
+// Every kernel visits only the indices it changes: the touched bits (targets and local
+// controls) are fixed and the rest enumerated. Below the lowest touched bit the indices are
+// contiguous, so the inner loops run over contiguous runs with no index arithmetic and the
+// compiler vectorises them (the planner keeps gate qubits off the lowest local bits).
+#pragma once
+#include <cstdint>
+#include "program.h"
+
+namespace lattice {
+
+// Calls f(base, run) for every contiguous run of indices whose `touched` bits equal `value`.
+template <typename F>
+inline void forEachRun(int a, uint32_t touched, uint32_t value, F&& f) {
+  const uint64_t size = uint64_t{1} << a;
+  int pos[32];
+  int np = 0;
+  for (int b = 0; b < a; b++) if ((touched >> b) & 1u) pos[np++] = b;
+  const uint64_t run = np ? (uint64_t{1} << pos[0]) : size;
+  const uint64_t count = size >> np;
+  for (uint64_t t = 0; t < count; t += run) {
+    uint64_t i = t;
+    for (int j = 0; j < np; j++) {
+      const int b = pos[j];
+      i = ((i >> b) << (b + 1)) | (i & ((uint64_t{1} << b) - 1));
+    }
+    f(i | value, run);
+  }
+}
+
+inline void dense1(double* __restrict re, double* __restrict im, int a, const Op& op) {
+  const uint64_t s = uint64_t{1} << op.q0;
+  const double* m = op.m;
+  const double ar = m[0], ai = m[1], br = m[2], bi = m[3], cr = m[4], ci = m[5], dr = m[6], di = m[7];
+  forEachRun(a, op.localMask | uint32_t(s), op.localMask, [&](uint64_t b, uint64_t run) {
+    double* __restrict r0 = re + b;
+    double* __restrict i0 = im + b;
+    double* __restrict r1 = re + b + s;
+    double* __restrict i1 = im + b + s;
+    for (uint64_t j = 0; j < run; j++) {
+      const double xr = r0[j], xi = i0[j], yr = r1[j], yi = i1[j];
+      r0[j] = ar * xr - ai * xi + br * yr - bi * yi;
+      i0[j] = ar * xi + ai * xr + br * yi + bi * yr;
+      r1[j] = cr * xr - ci * xi + dr * yr - di * yi;
+      i1[j] = cr * xi + ci * xr + dr * yi + di * yr;
+    }
+  });
+}
+
+// One contiguous run of a 4x4: four input streams, four outputs, the matrix in registers.
+inline void dense2Run(double* __restrict r0, double* __restrict i0, double* __restrict r1, double* __restrict i1,
+                      double* __restrict r2, double* __restrict i2, double* __restrict r3, double* __restrict i3,
+                      const double* __restrict m, uint64_t run) {
+  const double a0r = m[0], a0i = m[1], a1r = m[2], a1i = m[3], a2r = m[4], a2i = m[5], a3r = m[6], a3i = m[7];
+  const double b0r = m[8], b0i = m[9], b1r = m[10], b1i = m[11], b2r = m[12], b2i = m[13], b3r = m[14], b3i = m[15];
+  const double c0r = m[16], c0i = m[17], c1r = m[18], c1i = m[19], c2r = m[20], c2i = m[21], c3r = m[22], c3i = m[23];
+  const double d0r = m[24], d0i = m[25], d1r = m[26], d1i = m[27], d2r = m[28], d2i = m[29], d3r = m[30], d3i = m[31];
+#pragma GCC ivdep
+  for (uint64_t j = 0; j < run; j++) {
+    const double x0r = r0[j], x0i = i0[j], x1r = r1[j], x1i = i1[j];
+    const double x2r = r2[j], x2i = i2[j], x3r = r3[j], x3i = i3[j];
+    r0[j] = a0r * x0r - a0i * x0i + a1r * x1r - a1i * x1i + a2r * x2r - a2i * x2i + a3r * x3r - a3i * x3i;
+    i0[j] = a0r * x0i + a0i * x0r + a1r * x1i + a1i * x1r + a2r * x2i + a2i * x2r + a3r * x3i + a3i * x3r;
+    r1[j] = b0r * x0r - b0i * x0i + b1r * x1r - b1i * x1i + b2r * x2r - b2i * x2i + b3r * x3r - b3i * x3i;
+    i1[j] = b0r * x0i + b0i * x0r + b1r * x1i + b1i * x1r + b2r * x2i + b2i * x2r + b3r * x3i + b3i * x3r;
+    r2[j] = c0r * x0r - c0i * x0i + c1r * x1r - c1i * x1i + c2r * x2r - c2i * x2i + c3r * x3r - c3i * x3i;
+    i2[j] = c0r * x0i + c0i * x0r + c1r * x1i + c1i * x1r + c2r * x2i + c2i * x2r + c3r * x3i + c3i * x3r;
+    r3[j] = d0r * x0r - d0i * x0i + d1r * x1r - d1i * x1i + d2r * x2r - d2i * x2i + d3r * x3r - d3i * x3i;
+    i3[j] = d0r * x0i + d0i * x0r + d1r * x1i + d1i * x1r + d2r * x2i + d2i * x2r + d3r * x3i + d3i * x3r;
+  }
+}
+
+inline void dense2(double* __restrict re, double* __restrict im, int a, const Op& op) {
+  const uint64_t s0 = uint64_t{1} << op.q0, s1 = uint64_t{1} << op.q1;
+  forEachRun(a, op.localMask | uint32_t(s0 | s1), op.localMask, [&](uint64_t b, uint64_t run) {
+    dense2Run(re + b, im + b, re + b + s0, im + b + s0, re + b + s1, im + b + s1, re + b + s0 + s1, im + b + s0 + s1, op.m, run);
+  });
+}
+
+inline void denseK(double* __restrict re, double* __restrict im, int a, const Op& op) {
+  const int k = op.k;
+  const int dim = 1 << k;
+  uint32_t touched = op.localMask;
+  uint64_t off[1 << MAX_K];
+  for (int x = 0; x < dim; x++) {
+    uint64_t o = 0;
+    for (int j = 0; j < k; j++) if ((x >> j) & 1) o |= uint64_t{1} << op.qs[j];
+    off[x] = o;
+  }
+  for (int j = 0; j < k; j++) touched |= 1u << op.qs[j];
+  constexpr int B = 8;
+  double xr[(1 << MAX_K) * B], xi[(1 << MAX_K) * B];
+  forEachRun(a, touched, op.localMask, [&](uint64_t b, uint64_t run) {
+    for (uint64_t j0 = 0; j0 < run; j0 += B) {
+      const int w = int(run - j0 < B ? run - j0 : B);
+      for (int c = 0; c < dim; c++)
+        for (int t = 0; t < w; t++) {
+          xr[c * B + t] = re[b + off[c] + j0 + t];
+          xi[c * B + t] = im[b + off[c] + j0 + t];
+        }
+      for (int row = 0; row < dim; row++) {
+        double accr[B] = {0}, acci[B] = {0};
+        for (int c = 0; c < dim; c++) {
+          const double mr = op.m[2 * (row * dim + c)], mi = op.m[2 * (row * dim + c) + 1];
+          for (int t = 0; t < B; t++) {
+            accr[t] += mr * xr[c * B + t] - mi * xi[c * B + t];
+            acci[t] += mr * xi[c * B + t] + mi * xr[c * B + t];
+          }
+        }
+        for (int t = 0; t < w; t++) {
+          re[b + off[row] + j0 + t] = accr[t];
+          im[b + off[row] + j0 + t] = acci[t];
+        }
+      }
+    }
+  });
+}
+
+// Multiply by (c + is) every amplitude whose `touched` bits equal `value`.
+inline void scale(double* __restrict re, double* __restrict im, int a, uint32_t touched, uint32_t value, double c, double s) {
+  if (c == 1.0 && s == 0.0) return;
+  forEachRun(a, touched, value, [&](uint64_t b, uint64_t run) {
+    double* __restrict r = re + b;
+    double* __restrict i = im + b;
+    for (uint64_t j = 0; j < run; j++) {
+      const double xr = r[j], xi = i[j];
+      r[j] = c * xr - s * xi;
+      i[j] = c * xi + s * xr;
+    }
+  });
+}
+
+// diag(d0, d1) on local q0, on the amplitudes whose local controls are set.
+inline void diag1(double* __restrict re, double* __restrict im, int a, const Op& op) {
+  const uint32_t bit = 1u << op.q0;
+  scale(re, im, a, op.localMask | bit, op.localMask, op.m[0], op.m[1]);
+  scale(re, im, a, op.localMask | bit, op.localMask | bit, op.m[2], op.m[3]);
+}
+
+inline void pauliX(double* __restrict re, double* __restrict im, int a, const Op& op) {
+  const uint64_t s = uint64_t{1} << op.q0;
+  forEachRun(a, op.localMask | uint32_t(s), op.localMask, [&](uint64_t b, uint64_t run) {
+    double* __restrict r0 = re + b;
+    double* __restrict i0 = im + b;
+    double* __restrict r1 = re + b + s;
+    double* __restrict i1 = im + b + s;
+    for (uint64_t j = 0; j < run; j++) {
+      const double xr = r0[j], xi = i0[j];
+      r0[j] = r1[j];
+      i0[j] = i1[j];
+      r1[j] = xr;
+      i1[j] = xi;
+    }
+  });
+}
+
+inline void swapBits(double* __restrict re, double* __restrict im, int a, const Op& op) {
+  const uint64_t sa = uint64_t{1} << op.q0, sb = uint64_t{1} << op.q1;
+  forEachRun(a, op.localMask | uint32_t(sa | sb), op.localMask, [&](uint64_t b, uint64_t run) {
+    double* __restrict r0 = re + b + sa;
+    double* __restrict i0 = im + b + sa;
+    double* __restrict r1 = re + b + sb;
+    double* __restrict i1 = im + b + sb;
+    for (uint64_t j = 0; j < run; j++) {
+      const double xr = r0[j], xi = i0[j];
+      r0[j] = r1[j];
+      i0[j] = i1[j];
+      r1[j] = xr;
+      i1[j] = xi;
+    }
+  });
+}
+
+}  // namespace lattice

@@ -1,0 +1,122 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import type { Circuit, Operation } from '../circuit.ts';
+import { emptyCircuit } from '../circuit.ts';
+import { ghzCircuit, qftCircuit, randomLayeredCircuit } from '../circuits.ts';
+import { gateMatrix } from '../gates.ts';
+import { nativeStatevector } from '../native/index.ts';
+import { Rng, sampleFromState } from '../sampling.ts';
+import { compile } from './fusion.ts';
+import { marginalNative, runNative, sampleNative } from './native.ts';
+import { planNative } from './native-plan.ts';
+import { runSteps } from './parallel.ts';
+
+const native = nativeStatevector();
+const skip = native ? false : 'the native kernels are not built on this machine';
+
+/** The JavaScript kernels' result, unfused gate by gate. */
+function reference(c: Circuit): Float64Array {
+  const st = new Float64Array(2 * 2 ** c.numQubits);
+  st[0] = 1;
+  runSteps(st, c.numQubits, compile(c.ops));
+  return st;
+}
+
+const ONE = ['h', 'x', 'y', 'z', 's', 'sdg', 't', 'tdg', 'sx', 'rx', 'ry', 'rz', 'p', 'u3'];
+const TWO = ['cx', 'cz', 'cy', 'ch', 'cp', 'crz', 'crx', 'cu3', 'swap', 'rzz', 'rxx', 'iswap'];
+const THREE = ['ccx', 'cswap', 'ccz'];
+
+/** A circuit mixing every kind of op the planner handles: dense, diagonal, controlled, permutations, explicit unitaries. */
+function mixedCircuit(n: number, gates: number, seed: number): Circuit {
+  const rng = new Rng(seed);
+  const c = emptyCircuit(n);
+  const pick = <T,>(xs: T[]): T => xs[Math.floor(rng.next() * xs.length)]!;
+  const distinct = (k: number): number[] => {
+    const qs = new Set<number>();
+    while (qs.size < k) qs.add(Math.floor(rng.next() * n));
+    return [...qs];
+  };
+  for (let g = 0; g < gates; g++) {
+    const r = rng.next();
+    let op: Operation;
+    if (r < 0.45) {
+      const name = pick(ONE);
+      const np = name === 'u3' ? 3 : ['rx', 'ry', 'rz', 'p'].includes(name) ? 1 : 0;
+      op = { kind: 'gate', name, qubits: distinct(1), params: Array.from({ length: np }, () => rng.next() * 6) };
+    } else if (r < 0.85 || n < 3) {
+      const name = pick(TWO);
+      const np = name === 'cu3' ? 3 : ['cp', 'crz', 'crx', 'rzz', 'rxx'].includes(name) ? 1 : 0;
+      op = { kind: 'gate', name, qubits: distinct(2), params: Array.from({ length: np }, () => rng.next() * 6) };
+    } else if (r < 0.95) {
+      op = { kind: 'gate', name: pick(THREE), qubits: distinct(3), params: [] };
+    } else {
+      // A 3-qubit unitary built from gates, as an explicit matrix.
+      const m = gateMatrix('ccx', []);
+      op = { kind: 'unitary', label: 'u', qubits: distinct(3), matrix: m };
+    }
+    c.ops.push(op);
+  }
+  return c;
+}
+
+function maxDiff(a: Float64Array, b: Float64Array): number {
+  let d = 0;
+  for (let i = 0; i < a.length; i++) d = Math.max(d, Math.abs(a[i]! - b[i]!));
+  return d;
+}
+
+test('native kernels match the JavaScript kernels on mixed circuits, with one pass and with many', { skip }, () => {
+  for (const [n, local] of [[3, 15], [6, 4], [9, 5], [11, 8], [13, 9], [12, 15]] as const) {
+    for (let seed = 1; seed <= 4; seed++) {
+      const c = mixedCircuit(n, 120, seed * 31 + n);
+      const r = runNative(c.ops, n, { force: true, localQubits: local })!;
+      assert.ok(r.view, 'a small state is visible to JavaScript');
+      const d = maxDiff(r.view!, reference(c));
+      assert.ok(d < 1e-12, `n=${n} local=${local} seed=${seed}: max |Δ| ${d}`);
+      if (local < n) assert.ok(r.passes > 1, `n=${n} local=${local} ran in ${r.passes} pass(es)`);
+    }
+  }
+});
+
+test('GHZ, QFT and layered random circuits agree with the JavaScript kernels across pass boundaries', { skip }, () => {
+  for (const c of [ghzCircuit(16), qftCircuit(14), randomLayeredCircuit(17, 6, 3)]) {
+    const r = runNative(c.ops, c.numQubits, { force: true, localQubits: 10 })!;
+    assert.ok(maxDiff(r.view!, reference(c)) < 1e-12);
+  }
+  const ghz = runNative(ghzCircuit(20).ops, 20, { force: true })!.view!;
+  assert.ok(Math.abs(ghz[0]! - Math.SQRT1_2) < 1e-15 && Math.abs(ghz[2 * (2 ** 20 - 1)]! - Math.SQRT1_2) < 1e-15);
+});
+
+test('native sampling draws the same shots as the JavaScript sampler from the same state', { skip }, () => {
+  const c = randomLayeredCircuit(12, 5, 9);
+  const r = runNative(c.ops, 12, { force: true })!;
+  const ours = sampleNative(r, 5000, new Rng(42));
+  const js = sampleFromState(new Float64Array(r.view!), 5000, new Rng(42));
+  assert.deepEqual(Array.from(ours), Array.from(js));
+  assert.deepEqual(Array.from(sampleNative(r, 5000, new Rng(42))), Array.from(ours), 'same seed, same shots');
+});
+
+test('marginal probabilities sum the squared amplitudes of each outcome', { skip }, () => {
+  const c = randomLayeredCircuit(10, 4, 5);
+  const r = runNative(c.ops, 10, { force: true })!;
+  const m = marginalNative(r, [7, 2]);
+  const want = new Float64Array(4);
+  for (let i = 0; i < 2 ** 10; i++) want[((i >> 7) & 1) | (((i >> 2) & 1) << 1)] += r.view![2 * i]! ** 2 + r.view![2 * i + 1]! ** 2;
+  assert.ok(maxDiff(m, want) < 1e-14);
+  assert.ok(Math.abs(m.reduce((a, b) => a + b, 0) - 1) < 1e-12);
+});
+
+test('the planner puts diagonal gates and controls on inactive qubits without activating them', () => {
+  // 12 qubits, 6 active per pass: the controlled phases reach qubits outside every pass.
+  const c = qftCircuit(12);
+  const p = planNative(c.ops, 12, 6)!;
+  assert.ok(p.passes >= 2 && p.passes < c.ops.length / 4, `${p.passes} passes for ${c.ops.length} gates`);
+});
+
+test('the native program is validated before it runs', { skip }, () => {
+  const st = native!.allocState(4);
+  assert.throws(() => native!.run(st, 4, Int32Array.of(1, 2, 0, 0, 1), new Float64Array(0), 1), /bad local qubit/);
+  assert.throws(() => native!.run(st, 5, Int32Array.of(0), new Float64Array(0), 1), /does not hold/);
+  assert.throws(() => native!.run(st, 4, Int32Array.of(1, 1, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0), new Float64Array(0), 1), /truncated/);
+  assert.equal(new Float64Array(st as ArrayBuffer)[0], 1, 'a rejected program changes nothing');
+});

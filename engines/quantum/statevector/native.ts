@@ -1,0 +1,63 @@
+/**
+ * The unitary part of a circuit on the native kernels, when they are built: plans the passes,
+ * runs them on a state in native memory, and samples from it. A state of up to 28 qubits is
+ * also visible as a Float64Array; above that (JavaScript arrays stop at 4 GiB) the state is
+ * only sampled and summarised natively.
+ */
+import { availableParallelism } from 'node:os';
+import type { Operation } from '../circuit.ts';
+import { MAX_VIEW_QUBITS, nativeStatevector, type NativeState } from '../native/index.ts';
+import { type Rng, shuffleInPlace, sortedUniforms } from '../sampling.ts';
+import { DEFAULT_LOCAL_QUBITS, planNative } from './native-plan.ts';
+
+/** Below this size the JavaScript kernels are as fast, and they stay in everyday use. */
+export const NATIVE_MIN_QUBITS = 10;
+
+export interface NativeRun {
+  n: number;
+  state: NativeState;
+  /** The amplitudes (interleaved re/im), when the state is small enough for JavaScript. */
+  view: Float64Array | null;
+  passes: number;
+}
+
+export function simulationThreads(): number {
+  const env = Number(process.env.LATTICE_SIM_THREADS);
+  if (Number.isInteger(env) && env >= 1) return env;
+  return Math.max(1, Math.min(64, availableParallelism()));
+}
+
+export interface NativeOptions {
+  /** Use the native kernels whatever the size (tests compare them with the JavaScript ones). */
+  force?: boolean;
+  /** Active qubits per pass (tests use small values to exercise many passes). */
+  localQubits?: number;
+}
+
+/** Runs unitary ops from |0...0> natively; null when the kernels are not built or not suited. */
+export function runNative(ops: Operation[], n: number, o: NativeOptions = {}): NativeRun | null {
+  const native = nativeStatevector();
+  if (!native || (!o.force && n < NATIVE_MIN_QUBITS)) return null;
+  const program = planNative(ops, n, o.localQubits ?? DEFAULT_LOCAL_QUBITS);
+  if (!program) return null;
+  const state = native.allocState(n);
+  native.run(state, n, program.ints, program.reals, simulationThreads());
+  return { n, state, view: n <= MAX_VIEW_QUBITS ? new Float64Array(state as ArrayBuffer) : null, passes: program.passes };
+}
+
+/** Same draws and result as sampleFromState on the same state, with the sweep done natively. */
+export function sampleNative(r: NativeRun, shots: number, rng: Rng): Uint32Array {
+  const out = new Uint32Array(shots);
+  if (shots === 0) return out;
+  const { u, total } = sortedUniforms(shots, rng);
+  nativeStatevector()!.sample(r.state, r.n, u, total, out);
+  shuffleInPlace(out, rng);
+  return out;
+}
+
+/** Probabilities of the outcomes of `qubits` (bit j of the index = qubits[j]). */
+export function marginalNative(r: NativeRun, qubits: number[]): Float64Array {
+  const out = new Float64Array(2 ** qubits.length);
+  nativeStatevector()!.marginal(r.state, r.n, Int32Array.from(qubits), out);
+  return out;
+}

@@ -11,7 +11,8 @@ export type NativeState = ArrayBuffer | object;
 
 export interface NativeStatevector {
   allocState(n: number): NativeState;
-  run(state: NativeState, n: number, ints: Int32Array, reals: Float64Array, threads: number): void;
+  /** `fromZero`: the state is |0...0> (chunks that must still be zero are skipped). */
+  run(state: NativeState, n: number, ints: Int32Array, reals: Float64Array, threads: number, fromZero?: boolean): void;
   sample(state: NativeState, n: number, uniforms: Float64Array, total: number, out: Uint32Array): void;
   marginal(state: NativeState, n: number, qubits: Int32Array, out: Float64Array): void;
   hardwareThreads(): number;

@@ -29,6 +29,8 @@ const OP_INTS = 6 + MAX_K;
 
 /** 2^15 amplitudes in split re/im form are 512 KiB: the chunk stays in a core's 1 MiB L2. */
 export const DEFAULT_LOCAL_QUBITS = 15;
+/** Local bits kept for idle qubits: gate loops then run over at least 2^3 contiguous amplitudes (one AVX-512 vector). */
+const IDLE_LOCAL_QUBITS = 3;
 
 export interface NativeProgram {
   ints: Int32Array;
@@ -115,15 +117,17 @@ export function fuseForNative(ops: Operation[]): POp[] {
       continue;
     }
     const two = twoQubit(p);
-    if (two) {
+    const i = two ? last.get(two.q0) : undefined;
+    const before = two && i !== undefined && i === last.get(two.q1) ? out[i] : null;
+    const prior = before && before.k === 'dense' && before.ctrl === 0 && before.targets.length === 2 ? before : null;
+    // A bare CX or swap stays a permutation, far cheaper than a dense 4x4; it is made dense
+    // only to absorb one-qubit gates or a dense gate just before it on the same pair.
+    if (two && (prior || pending.has(two.q0) || pending.has(two.q1))) {
       const pre = pending.has(two.q0) || pending.has(two.q1) ? kron(pending.get(two.q1) ?? I2, pending.get(two.q0) ?? I2) : null;
       pending.delete(two.q0);
       pending.delete(two.q1);
       let m = pre ? matmul(two.m, pre) : two.m;
-      const i = last.get(two.q0);
-      const prior = i !== undefined && i === last.get(two.q1) ? out[i] : null;
-      if (prior && prior.k === 'dense' && prior.ctrl === 0 && prior.targets.length === 2) {
-        // Same pair as the previous op on both qubits: one 4x4 instead of two.
+      if (prior) {
         const swapped = prior.targets[0] === two.q1;
         m = matmul(m, swapped ? swapHalves(prior.m) : prior.m);
         out[i!] = null;
@@ -194,8 +198,7 @@ interface PlannedPass {
 function planPasses(ops: POp[], n: number, localQubits: number): PlannedPass[] | null {
   const a = Math.min(n, localQubits);
   // Leave the lowest local bits to idle qubits so that gate loops run over contiguous data.
-  const reserve = Number(process.env.LATTICE_SIM_RESERVE ?? 3);
-  const capBase = n > a && a >= 8 ? a - reserve : a;
+  const capBase = n > a && a >= 8 ? a - IDLE_LOCAL_QUBITS : a;
   let remaining = ops;
   const passes: PlannedPass[] = [];
   while (remaining.length > 0) {

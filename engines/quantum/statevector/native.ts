@@ -41,7 +41,7 @@ export function runNative(ops: Operation[], n: number, o: NativeOptions = {}): N
   const program = planNative(ops, n, o.localQubits ?? DEFAULT_LOCAL_QUBITS);
   if (!program) return null;
   const state = native.allocState(n);
-  native.run(state, n, program.ints, program.reals, simulationThreads());
+  native.run(state, n, program.ints, program.reals, simulationThreads(), true);
   return { n, state, view: n <= MAX_VIEW_QUBITS ? new Float64Array(state as ArrayBuffer) : null, passes: program.passes };
 }
 

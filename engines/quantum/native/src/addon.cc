@@ -6,6 +6,7 @@
 #include <node_api.h>
 #include <sys/mman.h>
 #include <atomic>
+#include <cstdlib>
 #include <cstring>
 #include <stdexcept>
 #include <string>
@@ -111,7 +112,7 @@ napi_value AllocState(napi_env env, napi_callback_info info) {
     void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (p == MAP_FAILED) throw std::runtime_error("cannot allocate the statevector (" + std::to_string(bytes >> 20) + " MiB)");
     // Large pages halve the TLB misses of passes that stride across the state.
-    madvise(p, bytes, MADV_HUGEPAGE);
+    if (!std::getenv("LATTICE_SIM_NO_HUGEPAGES")) madvise(p, bytes, MADV_HUGEPAGE);
     State* s = new State{static_cast<double*>(p), bytes, {1}};
     s->data[0] = 1;
     napi_value out;
@@ -136,8 +137,10 @@ napi_value Run(napi_env env, napi_callback_info info) {
     const int32_t* ints = static_cast<const int32_t*>(bytesOf(env, a.v[2], &intBytes));
     const double* reals = static_cast<const double*>(bytesOf(env, a.v[3], &realBytes));
     const int threads = int(number(env, a.v[4]));
+    bool fromZero = false;
+    if (a.n > 5) napi_get_value_bool(env, a.v[5], &fromZero);
     const std::vector<Pass> passes = decodeProgram(ints, intBytes / 4, reals, realBytes / 8, n);
-    runProgram(st, n, passes, threads);
+    runProgram(st, n, passes, threads, fromZero);
     return nullptr;
   });
 }

@@ -31,25 +31,29 @@ Buffer allocBuffer(uint64_t doubles) {
 }
 
 // Where each local index lives in a chunk, listed in increasing global offset so that the
-// gather and scatter stream through memory.
+// gather and scatter stream through memory. The lowest `run` local bits are the lowest global
+// bits in the same order, so blocks of 2^run amplitudes are contiguous on both sides.
 struct Layout {
-  std::vector<uint64_t> goff;  // global offset (relative to the chunk base), increasing
-  std::vector<uint32_t> lidx;  // the local index stored at that offset
+  int run = 0;
+  std::vector<uint64_t> goff;  // global offset of each block (relative to the chunk base), increasing
+  std::vector<uint32_t> lidx;  // the local index of the block's first amplitude
   std::vector<int> rest;       // global bits outside the pass, ascending
 };
 
 Layout layoutOf(const Pass& p, int n) {
   Layout l;
-  const uint64_t size = uint64_t{1} << p.a;
-  std::vector<int> order(p.a);  // local bits sorted by their global qubit
-  for (int j = 0; j < p.a; j++) order[j] = j;
+  while (l.run < p.a && p.globalOf[l.run] == l.run) l.run++;
+  const int hi = p.a - l.run;
+  std::vector<int> order;  // local bits above the run, sorted by their global qubit
+  for (int j = l.run; j < p.a; j++) order.push_back(j);
   std::sort(order.begin(), order.end(), [&](int x, int y) { return p.globalOf[x] < p.globalOf[y]; });
-  l.goff.resize(size);
-  l.lidx.resize(size);
-  for (uint64_t r = 0; r < size; r++) {
+  const uint64_t blocks = uint64_t{1} << hi;
+  l.goff.resize(blocks);
+  l.lidx.resize(blocks);
+  for (uint64_t r = 0; r < blocks; r++) {
     uint64_t g = 0;
     uint32_t li = 0;
-    for (int j = 0; j < p.a; j++) {
+    for (int j = 0; j < hi; j++) {
       if ((r >> j) & 1) {
         g |= uint64_t{1} << p.globalOf[order[j]];
         li |= 1u << order[j];
@@ -64,9 +68,10 @@ Layout layoutOf(const Pass& p, int n) {
   return l;
 }
 
-uint64_t chunkBase(uint64_t c, const std::vector<int>& rest) {
+// The base index of chunk c, where c enumerates the values of the `bits` (ascending).
+uint64_t chunkBase(uint64_t c, const std::vector<int>& bits) {
   uint64_t base = 0;
-  for (size_t j = 0; j < rest.size(); j++) if ((c >> j) & 1) base |= uint64_t{1} << rest[j];
+  for (size_t j = 0; j < bits.size(); j++) if ((c >> j) & 1) base |= uint64_t{1} << bits[j];
   return base;
 }
 
@@ -90,24 +95,40 @@ void applyOps(double* re, double* im, const Pass& p, uint64_t base) {
   }
 }
 
-void runChunks(double* st, const Pass& p, const Layout& l, uint64_t from, uint64_t to, double* re, double* im) {
-  const uint64_t size = uint64_t{1} << p.a;
-  const uint64_t* goff = l.goff.data();
-  const uint32_t* lidx = l.lidx.data();
+void gather(const double* __restrict s, const Layout& l, double* __restrict re, double* __restrict im) {
+  const uint64_t len = uint64_t{1} << l.run;
+  for (size_t b = 0; b < l.goff.size(); b++) {
+    const double* __restrict src = s + 2 * l.goff[b];
+    double* __restrict r = re + l.lidx[b];
+    double* __restrict i = im + l.lidx[b];
+    for (uint64_t t = 0; t < len; t++) {
+      r[t] = src[2 * t];
+      i[t] = src[2 * t + 1];
+    }
+  }
+}
+
+void scatter(double* __restrict s, const Layout& l, const double* __restrict re, const double* __restrict im) {
+  const uint64_t len = uint64_t{1} << l.run;
+  for (size_t b = 0; b < l.goff.size(); b++) {
+    double* __restrict dst = s + 2 * l.goff[b];
+    const double* __restrict r = re + l.lidx[b];
+    const double* __restrict i = im + l.lidx[b];
+    for (uint64_t t = 0; t < len; t++) {
+      dst[2 * t] = r[t];
+      dst[2 * t + 1] = i[t];
+    }
+  }
+}
+
+// Chunks [from, to) of those enumerated by `live` (the inactive bits that may be nonzero).
+void runChunks(double* st, const Pass& p, const Layout& l, const std::vector<int>& live, uint64_t from, uint64_t to, double* re, double* im) {
   for (uint64_t c = from; c < to; c++) {
-    const uint64_t base = chunkBase(c, l.rest);
+    const uint64_t base = chunkBase(c, live);
     double* s = st + 2 * base;
-    for (uint64_t r = 0; r < size; r++) {
-      const uint64_t g = 2 * goff[r];
-      re[lidx[r]] = s[g];
-      im[lidx[r]] = s[g + 1];
-    }
+    gather(s, l, re, im);
     applyOps(re, im, p, base);
-    for (uint64_t r = 0; r < size; r++) {
-      const uint64_t g = 2 * goff[r];
-      s[g] = re[lidx[r]];
-      s[g + 1] = im[lidx[r]];
-    }
+    scatter(s, l, re, im);
   }
 }
 
@@ -160,38 +181,40 @@ std::vector<Pass> decodeProgram(const int32_t* ints, size_t nInts, const double*
   return passes;
 }
 
-void runProgram(double* st, int n, const std::vector<Pass>& passes, int threads) {
+void runProgram(double* st, int n, const std::vector<Pass>& passes, int threads, bool fromZero) {
   int maxA = 1;
   for (const Pass& p : passes) maxA = std::max(maxA, p.a);
   threads = std::max(1, threads);
   std::vector<Buffer> buffers;
   const bool trace = std::getenv("LATTICE_SIM_TRACE") != nullptr;
+  // Bits that may be 1 in a nonzero amplitude. From |0...0>, a chunk whose inactive bits
+  // include one outside this set is all zeros, and stays so: it is skipped.
+  uint64_t support = fromZero ? 0 : ~uint64_t{0};
   for (const Pass& p : passes) {
     const auto started = std::chrono::steady_clock::now();
-    struct Trace {
-      bool on;
-      const Pass& p;
-      std::chrono::steady_clock::time_point t0;
-      ~Trace() {
-        if (on) std::fprintf(stderr, "pass a=%d ops=%zu %.1f ms\n", p.a, p.ops.size(), std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
-      }
-    } traced{trace, p, started};
     const Layout l = layoutOf(p, n);
-    const uint64_t chunks = uint64_t{1} << (n - p.a);
+    std::vector<int> live;
+    for (int b : l.rest) if ((support >> b) & 1) live.push_back(b);
+    const uint64_t chunks = uint64_t{1} << live.size();
     const int t = int(std::min<uint64_t>(uint64_t(threads), chunks));
     while (int(buffers.size()) < 2 * t) buffers.push_back(allocBuffer(uint64_t{1} << maxA));
     if (t == 1) {
-      runChunks(st, p, l, 0, chunks, buffers[0].get(), buffers[1].get());
-      continue;
+      runChunks(st, p, l, live, 0, chunks, buffers[0].get(), buffers[1].get());
+    } else {
+      std::vector<std::thread> pool;
+      const uint64_t per = (chunks + t - 1) / t;
+      for (int w = 1; w < t; w++) {
+        const uint64_t from = std::min(chunks, w * per), to = std::min(chunks, (w + 1) * per);
+        pool.emplace_back(runChunks, st, std::cref(p), std::cref(l), std::cref(live), from, to, buffers[2 * w].get(), buffers[2 * w + 1].get());
+      }
+      runChunks(st, p, l, live, 0, std::min(chunks, per), buffers[0].get(), buffers[1].get());
+      for (auto& th : pool) th.join();
     }
-    std::vector<std::thread> pool;
-    const uint64_t per = (chunks + t - 1) / t;
-    for (int w = 1; w < t; w++) {
-      const uint64_t from = std::min(chunks, w * per), to = std::min(chunks, (w + 1) * per);
-      pool.emplace_back(runChunks, st, std::cref(p), std::cref(l), from, to, buffers[2 * w].get(), buffers[2 * w + 1].get());
+    for (int q : p.globalOf) support |= uint64_t{1} << q;
+    if (trace) {
+      const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
+      std::fprintf(stderr, "pass: %d active, %zu ops, %llu chunks, run %d, %.1f ms\n", p.a, p.ops.size(), (unsigned long long)chunks, l.run, ms);
     }
-    runChunks(st, p, l, 0, std::min(chunks, per), buffers[0].get(), buffers[1].get());
-    for (auto& th : pool) th.join();
   }
 }
 

@@ -56,7 +56,8 @@ inline int realsOf(const Op& op) {
 std::vector<Pass> decodeProgram(const int32_t* ints, size_t nInts, const double* reals, size_t nReals, int n);
 
 // Runs every pass over an n-qubit interleaved complex128 state with `threads` threads.
-void runProgram(double* state, int n, const std::vector<Pass>& passes, int threads);
+// `fromZero`: the state is |0...0>, so chunks that must still be zero are skipped.
+void runProgram(double* state, int n, const std::vector<Pass>& passes, int threads, bool fromZero);
 
 // Sampling sweep: the same arithmetic, in the same order, as sampleFromState in sampling.ts.
 void sampleSweep(const double* state, uint64_t dim, const double* u, uint32_t shots, double total, uint32_t* out);

@@ -9,7 +9,7 @@ import { isNoiseModel, noiseFromBackend } from './noise.ts';
 import { Rng, bitKey, randomSeed, sampleIndices, tally } from './sampling.ts';
 import { outcomeKey, sampleShots } from './statevector/shots.ts';
 import { splitTerminal } from './statevector/simulate.ts';
-import { marginalNative, type NativeRun } from './statevector/native.ts';
+import { marginalNative, releaseNative, type NativeRun } from './statevector/native.ts';
 import { MAX_VIEW_QUBITS } from './native/index.ts';
 import { applyGlobalPhase, checkStatevectorSize, statevectorBytes } from './statevector/state.ts';
 
@@ -98,9 +98,13 @@ export function run(circuit: Circuit, opts: RunOptions = {}): RunResult {
     keys = r.keys;
     counts = r.counts;
     if (wantProbs && r.state && r.measures) probs = stateProbabilities(r.state, r.measures, circuit.numClbits);
-    if (wantProbs && r.native && r.measures && r.measures.length <= 20) probs = nativeProbabilities(r.native, r.measures, circuit.numClbits);
-    if (opts.statevector && r.native) {
-      throw new Error(`a statevector of ${circuit.numQubits} qubits is too large to return (at most ${MAX_VIEW_QUBITS}); ask for counts or probabilities`);
+    if (r.native) {
+      try {
+        if (opts.statevector) throw new Error(`a statevector of ${circuit.numQubits} qubits is too large to return (at most ${MAX_VIEW_QUBITS}); ask for counts or probabilities`);
+        if (wantProbs && r.measures && r.measures.length <= 20) probs = nativeProbabilities(r.native, r.measures, circuit.numClbits);
+      } finally {
+        releaseNative(r.native);
+      }
     }
     if (opts.statevector && r.state) {
       statevector = r.state;

@@ -6,11 +6,14 @@ import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 
-/** An n-qubit state: an ArrayBuffer over native memory up to 28 qubits, an opaque handle above. */
-export type NativeState = ArrayBuffer | object;
+/** An n-qubit state: a Float64Array up to 28 qubits, an opaque native handle above. */
+export type NativeState = Float64Array | object;
 
 export interface NativeStatevector {
-  allocState(n: number): NativeState;
+  /** |0...0> of 29 to 34 qubits in native memory. */
+  allocState(n: number): object;
+  /** Return a native state's memory now (later use throws). */
+  freeState(state: object): void;
   /** `fromZero`: the state is |0...0> (chunks that must still be zero are skipped). */
   run(state: NativeState, n: number, ints: Int32Array, reals: Float64Array, threads: number, fromZero?: boolean): void;
   sample(state: NativeState, n: number, uniforms: Float64Array, total: number, out: Uint32Array): void;

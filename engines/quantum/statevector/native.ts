@@ -9,6 +9,7 @@ import type { Operation } from '../circuit.ts';
 import { MAX_VIEW_QUBITS, nativeStatevector, type NativeState } from '../native/index.ts';
 import { type Rng, shuffleInPlace, sortedUniforms } from '../sampling.ts';
 import { DEFAULT_LOCAL_QUBITS, planNative } from './native-plan.ts';
+import { checkStatevectorSize } from './state.ts';
 
 /** Below this size the JavaScript kernels are as fast, and they stay in everyday use. */
 export const NATIVE_MIN_QUBITS = 10;
@@ -40,9 +41,25 @@ export function runNative(ops: Operation[], n: number, o: NativeOptions = {}): N
   if (!native || (!o.force && n < NATIVE_MIN_QUBITS)) return null;
   const program = planNative(ops, n, o.localQubits ?? DEFAULT_LOCAL_QUBITS);
   if (!program) return null;
-  const state = native.allocState(n);
-  native.run(state, n, program.ints, program.reals, simulationThreads(), true);
-  return { n, state, view: n <= MAX_VIEW_QUBITS ? new Float64Array(state as ArrayBuffer) : null, passes: program.passes };
+  checkStatevectorSize(n);
+  let view: Float64Array | null = null;
+  if (n <= MAX_VIEW_QUBITS) {
+    view = new Float64Array(2 * 2 ** n);
+    view[0] = 1;
+  }
+  const state = view ?? native.allocState(n);
+  try {
+    native.run(state, n, program.ints, program.reals, simulationThreads(), true);
+  } catch (err) {
+    if (!view) native.freeState(state);
+    throw err;
+  }
+  return { n, state, view, passes: program.passes };
+}
+
+/** Returns the memory of a state held natively (above 28 qubits) once it is no longer needed. */
+export function releaseNative(r: NativeRun): void {
+  if (!r.view) nativeStatevector()!.freeState(r.state);
 }
 
 /** Same draws and result as sampleFromState on the same state, with the sweep done natively. */

@@ -23,7 +23,7 @@ export interface ShotResult {
   keys?: string[];
   /** The final state when it is the same for every shot (no mid-circuit collapse, no noise). */
   state?: Float64Array;
-  /** That state in native memory, when it is too large for a Float64Array. */
+  /** That state in native memory, when it is too large for a Float64Array (the caller releases it). */
   native?: NativeRun;
 }
 

@@ -1,7 +1,7 @@
-// Node-API surface of the native statevector: allocate a state, run a compiled program on it,
-// sample from it, and read marginal probabilities. States of up to 2^28 amplitudes are handed
-// to JavaScript as ArrayBuffers over native memory (no copy); larger ones (JavaScript cannot
-// index more than 4 GiB in one array) stay opaque and are only sampled or summarised here.
+// Node-API surface of the native statevector: run a compiled program on a state, sample from
+// it, and read marginal probabilities. States of up to 28 qubits are Float64Arrays that
+// JavaScript allocates and the garbage collector owns; larger ones (JavaScript arrays stop at
+// 4 GiB) are allocated here, stay opaque, and are freed explicitly when a run is done.
 #define NAPI_VERSION 8
 #include <node_api.h>
 #include <sys/mman.h>
@@ -25,13 +25,27 @@ struct State {
 
 void unref(State* s) {
   if (s->refs.fetch_sub(1) == 1) {
-    munmap(s->data, s->bytes);
+    if (s->data) munmap(s->data, s->bytes);
     delete s;
   }
 }
 
-void finalizeExternal(napi_env, void* data, void*) { unref(static_cast<State*>(data)); }
-void finalizeBuffer(napi_env, void*, void* hint) { unref(static_cast<State*>(hint)); }
+// The garbage collector is told of a native state's size, so that unreachable ones are
+// collected as they add up (JavaScript callers also free them explicitly when done).
+void forget(napi_env env, State* s) {
+  int64_t total;
+  napi_adjust_external_memory(env, -int64_t(s->bytes), &total);
+  unref(s);
+}
+void finalizeExternal(napi_env env, void* data, void*) { forget(env, static_cast<State*>(data)); }
+
+// Large pages cut the TLB misses of passes that stride across a large state.
+void adviseLargePages(void* p, size_t bytes) {
+  if (bytes < (size_t{64} << 20) || std::getenv("LATTICE_SIM_NO_HUGEPAGES")) return;
+  const uintptr_t start = (reinterpret_cast<uintptr_t>(p) + 0x1fffff) & ~uintptr_t{0x1fffff};
+  const uintptr_t end = (reinterpret_cast<uintptr_t>(p) + bytes) & ~uintptr_t{0x1fffff};
+  if (end > start) madvise(reinterpret_cast<void*>(start), end - start, MADV_HUGEPAGE);
+}
 
 #define CHECK(call)                                                       \
   do {                                                                    \
@@ -79,6 +93,7 @@ void* bytesOf(napi_env env, napi_value v, size_t* length) {
   if (t == napi_external) {
     CHECK(napi_get_value_external(env, v, &data));
     State* s = static_cast<State*>(data);
+    if (!s->data) throw std::runtime_error("the state has been freed");
     *length = s->bytes;
     return s->data;
   }
@@ -103,28 +118,38 @@ napi_value guarded(napi_env env, F&& f) {
   }
 }
 
+// A state of more than 28 qubits (JavaScript arrays stop at 4 GiB), in |0...0>.
 napi_value AllocState(napi_env env, napi_callback_info info) {
   return guarded(env, [&]() -> napi_value {
     Args a = args(env, info);
     const int n = int(number(env, a.v[0]));
-    if (n < 0 || n > 34) throw std::runtime_error("qubit count out of range");
+    if (n < 29 || n > 34) throw std::runtime_error("native states are for 29 to 34 qubits; smaller ones live in a Float64Array");
     const size_t bytes = size_t{16} << n;
     void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (p == MAP_FAILED) throw std::runtime_error("cannot allocate the statevector (" + std::to_string(bytes >> 20) + " MiB)");
-    // Large pages halve the TLB misses of passes that stride across the state.
-    if (!std::getenv("LATTICE_SIM_NO_HUGEPAGES")) madvise(p, bytes, MADV_HUGEPAGE);
+    adviseLargePages(p, bytes);
     State* s = new State{static_cast<double*>(p), bytes, {1}};
     s->data[0] = 1;
+    int64_t total;
+    napi_adjust_external_memory(env, int64_t(bytes), &total);
     napi_value out;
-    if (n <= 28) {
-      if (napi_create_external_arraybuffer(env, s->data, bytes, finalizeBuffer, s, &out) != napi_ok) {
-        unref(s);
-        throw std::runtime_error("cannot expose the statevector to JavaScript");
-      }
-    } else {
-      CHECK(napi_create_external(env, s, finalizeExternal, nullptr, &out));
-    }
+    CHECK(napi_create_external(env, s, finalizeExternal, nullptr, &out));
     return out;
+  });
+}
+
+// Returns a native state's memory now, without waiting for the garbage collector.
+napi_value FreeState(napi_env env, napi_callback_info info) {
+  return guarded(env, [&]() -> napi_value {
+    Args a = args(env, info);
+    void* data = nullptr;
+    if (napi_get_value_external(env, a.v[0], &data) != napi_ok) throw std::runtime_error("expected a native state");
+    State* s = static_cast<State*>(data);
+    if (s->data) {
+      munmap(s->data, s->bytes);
+      s->data = nullptr;
+    }
+    return nullptr;
   });
 }
 
@@ -133,6 +158,7 @@ napi_value Run(napi_env env, napi_callback_info info) {
     Args a = args(env, info);
     const int n = int(number(env, a.v[1]));
     double* st = stateOf(env, a.v[0], n);
+    adviseLargePages(st, size_t{16} << n);
     size_t intBytes, realBytes;
     const int32_t* ints = static_cast<const int32_t*>(bytesOf(env, a.v[2], &intBytes));
     const double* reals = static_cast<const double*>(bytesOf(env, a.v[3], &realBytes));
@@ -185,6 +211,7 @@ napi_value HardwareThreads(napi_env env, napi_callback_info) {
 napi_value Init(napi_env env, napi_value exports) {
   const napi_property_descriptor props[] = {
       {"allocState", nullptr, AllocState, nullptr, nullptr, nullptr, napi_default, nullptr},
+      {"freeState", nullptr, FreeState, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"run", nullptr, Run, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"sample", nullptr, Sample, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"marginal", nullptr, Marginal, nullptr, nullptr, nullptr, napi_default, nullptr},

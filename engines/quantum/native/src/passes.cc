@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
@@ -40,8 +41,9 @@ struct Layout {
   std::vector<int> rest;       // global bits outside the pass, ascending
 };
 
-Layout layoutOf(const Pass& p, int n) {
-  Layout l;
+void layoutOf(const Pass& p, int n, Layout& l) {
+  l.run = 0;
+  l.rest.clear();
   while (l.run < p.a && p.globalOf[l.run] == l.run) l.run++;
   const int hi = p.a - l.run;
   std::vector<int> order;  // local bits above the run, sorted by their global qubit
@@ -50,22 +52,17 @@ Layout layoutOf(const Pass& p, int n) {
   const uint64_t blocks = uint64_t{1} << hi;
   l.goff.resize(blocks);
   l.lidx.resize(blocks);
-  for (uint64_t r = 0; r < blocks; r++) {
-    uint64_t g = 0;
-    uint32_t li = 0;
-    for (int j = 0; j < hi; j++) {
-      if ((r >> j) & 1) {
-        g |= uint64_t{1} << p.globalOf[order[j]];
-        li |= 1u << order[j];
-      }
-    }
-    l.goff[r] = g;
-    l.lidx[r] = li;
+  // Each entry is an earlier one (its lowest set bit cleared) plus that bit's offset.
+  l.goff[0] = 0;
+  l.lidx[0] = 0;
+  for (uint64_t r = 1; r < blocks; r++) {
+    const int j = __builtin_ctzll(r);
+    l.goff[r] = l.goff[r & (r - 1)] | (uint64_t{1} << p.globalOf[order[j]]);
+    l.lidx[r] = l.lidx[r & (r - 1)] | (1u << order[j]);
   }
   uint64_t active = 0;
   for (int q : p.globalOf) active |= uint64_t{1} << q;
   for (int b = 0; b < n; b++) if (!((active >> b) & 1)) l.rest.push_back(b);
-  return l;
 }
 
 // The base index of chunk c, where c enumerates the values of the `bits` (ascending).
@@ -185,19 +182,29 @@ void runProgram(double* st, int n, const std::vector<Pass>& passes, int threads,
   int maxA = 1;
   for (const Pass& p : passes) maxA = std::max(maxA, p.a);
   threads = std::max(1, threads);
-  std::vector<Buffer> buffers;
+  // Buffers and tables outlive the call: fresh ones would fault in page by page on every run.
+  static std::mutex running;
+  static std::vector<Buffer> buffers;
+  static int bufferBits = 0;
+  static Layout l;
+  std::lock_guard<std::mutex> hold(running);
+  if (bufferBits < maxA) {
+    buffers.clear();
+    bufferBits = maxA;
+  }
   const bool trace = std::getenv("LATTICE_SIM_TRACE") != nullptr;
   // Bits that may be 1 in a nonzero amplitude. From |0...0>, a chunk whose inactive bits
   // include one outside this set is all zeros, and stays so: it is skipped.
   uint64_t support = fromZero ? 0 : ~uint64_t{0};
   for (const Pass& p : passes) {
     const auto started = std::chrono::steady_clock::now();
-    const Layout l = layoutOf(p, n);
+    layoutOf(p, n, l);
     std::vector<int> live;
     for (int b : l.rest) if ((support >> b) & 1) live.push_back(b);
     const uint64_t chunks = uint64_t{1} << live.size();
-    const int t = int(std::min<uint64_t>(uint64_t(threads), chunks));
-    while (int(buffers.size()) < 2 * t) buffers.push_back(allocBuffer(uint64_t{1} << maxA));
+    // Below 2^18 amplitudes a pass takes well under a millisecond: starting threads would cost more.
+    const int t = n < 18 ? 1 : int(std::min<uint64_t>(uint64_t(threads), chunks));
+    while (int(buffers.size()) < 2 * t) buffers.push_back(allocBuffer(uint64_t{1} << bufferBits));
     if (t == 1) {
       runChunks(st, p, l, live, 0, chunks, buffers[0].get(), buffers[1].get());
     } else {

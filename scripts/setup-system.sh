@@ -1,11 +1,15 @@
 #!/usr/bin/env bash
-# Installs the system packages the test suite uses (GNSS tools) and makes sure the local
+# Installs the system packages the project uses (GNSS tools for the tests; a C++ toolchain
+# for the quantum engine's native kernels, which npm install builds) and makes sure the local
 # PostgreSQL server is running when the machine has one. Safe to run repeatedly.
 set -uo pipefail
 
 need=()
 command -v gpsfake >/dev/null 2>&1 || need+=(gpsd gpsd-clients)
 command -v rnx2rtkp >/dev/null 2>&1 || need+=(rtklib)
+command -v g++ >/dev/null 2>&1 || need+=(g++)
+command -v make >/dev/null 2>&1 || need+=(make)
+command -v python3 >/dev/null 2>&1 || need+=(python3)
 if [ ${#need[@]} -gt 0 ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
   apt-get update -qq >/dev/null 2>&1 || true
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null 2>&1 \

@@ -138,13 +138,13 @@ inline void diag1(double* __restrict re, double* __restrict im, int a, const Op&
   scale(re, im, a, op.localMask | bit, op.localMask | bit, op.m[2], op.m[3]);
 }
 
-inline void pauliX(double* __restrict re, double* __restrict im, int a, const Op& op) {
-  const uint64_t s = uint64_t{1} << op.q0;
-  forEachRun(a, op.localMask | uint32_t(s), op.localMask, [&](uint64_t b, uint64_t run) {
-    double* __restrict r0 = re + b;
-    double* __restrict i0 = im + b;
-    double* __restrict r1 = re + b + s;
-    double* __restrict i1 = im + b + s;
+// Exchange the amplitudes at offsets `oa` and `ob` from every index whose `touched` bits equal `value`.
+inline void exchange(double* __restrict re, double* __restrict im, int a, uint32_t touched, uint32_t value, uint64_t oa, uint64_t ob) {
+  forEachRun(a, touched, value, [&](uint64_t b, uint64_t run) {
+    double* __restrict r0 = re + b + oa;
+    double* __restrict i0 = im + b + oa;
+    double* __restrict r1 = re + b + ob;
+    double* __restrict i1 = im + b + ob;
     for (uint64_t j = 0; j < run; j++) {
       const double xr = r0[j], xi = i0[j];
       r0[j] = r1[j];
@@ -155,21 +155,16 @@ inline void pauliX(double* __restrict re, double* __restrict im, int a, const Op
   });
 }
 
-inline void swapBits(double* __restrict re, double* __restrict im, int a, const Op& op) {
+// Pauli X on local q0 (with controls): exchange the pairs that differ in q0.
+inline void pauliX(double* re, double* im, int a, const Op& op) {
+  const uint64_t s = uint64_t{1} << op.q0;
+  exchange(re, im, a, op.localMask | uint32_t(s), op.localMask, 0, s);
+}
+
+// Swap local q0 and q1 (with controls): exchange |..1..0..> and |..0..1..>.
+inline void swapBits(double* re, double* im, int a, const Op& op) {
   const uint64_t sa = uint64_t{1} << op.q0, sb = uint64_t{1} << op.q1;
-  forEachRun(a, op.localMask | uint32_t(sa | sb), op.localMask, [&](uint64_t b, uint64_t run) {
-    double* __restrict r0 = re + b + sa;
-    double* __restrict i0 = im + b + sa;
-    double* __restrict r1 = re + b + sb;
-    double* __restrict i1 = im + b + sb;
-    for (uint64_t j = 0; j < run; j++) {
-      const double xr = r0[j], xi = i0[j];
-      r0[j] = r1[j];
-      i0[j] = i1[j];
-      r1[j] = xr;
-      i1[j] = xi;
-    }
-  });
+  exchange(re, im, a, op.localMask | uint32_t(sa | sb), op.localMask, sa, sb);
 }
 
 }  // namespace lattice

@@ -26,6 +26,8 @@ function mix(bx: number, by: number): number {
 export class ComplexTable {
   re = new Float64Array(1 << 12);
   im = new Float64Array(1 << 12);
+  /** Magnitude of each entry, kept because normalisation compares them constantly. */
+  abs = new Float64Array(1 << 12);
   size = 0;
   private heads = new Int32Array(1 << 13).fill(-1);
   private next = new Int32Array(1 << 12);
@@ -75,6 +77,7 @@ export class ComplexTable {
     if (id >= this.re.length) this.grow();
     this.re[id] = re;
     this.im[id] = im;
+    this.abs[id] = Math.hypot(re, im);
     if (this.size * 2 > this.heads.length) this.rehash();
     else this.link(id);
     return id;
@@ -90,9 +93,12 @@ export class ComplexTable {
     const cap = this.re.length * 2;
     const re = new Float64Array(cap);
     const im = new Float64Array(cap);
+    const abs = new Float64Array(cap);
     const next = new Int32Array(cap);
     re.set(this.re);
     im.set(this.im);
+    abs.set(this.abs);
+    this.abs = abs;
     next.set(this.next);
     this.re = re;
     this.im = im;
@@ -112,6 +118,7 @@ export class ComplexTable {
       if (i > ONE && !keep[i]) continue;
       this.re[k] = this.re[i];
       this.im[k] = this.im[i];
+      this.abs[k] = this.abs[i];
       remap[i] = k++;
     }
     this.size = k;
@@ -143,6 +150,6 @@ export class ComplexTable {
   }
 
   mag(a: number): number {
-    return Math.hypot(this.re[a], this.im[a]);
+    return this.abs[a];
   }
 }

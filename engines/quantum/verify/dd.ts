@@ -8,7 +8,12 @@
  * 1x1 matrix [1]); the zero edge is the number 0 (terminal, weight 0). Every path visits
  * every level (no level skipping), except zero edges, which stop at the terminal.
  */
-import { BudgetExceeded, ComplexTable, ONE, pow2, ZERO } from './complex-table.ts';
+import * as table from './complex-table.ts';
+import { BudgetExceeded, ComplexTable, pow2 } from './complex-table.ts';
+
+// Local copies: the loader used by tests and benchmarks compiles modules to CommonJS, where
+// each use of an imported binding is a getter call, too slow on the hottest paths.
+const { ONE, ZERO } = table;
 
 export const W = 67108864;
 export const pack = (node: number, w: number): number => node * W + w;
@@ -61,29 +66,32 @@ export class Dd {
 
   /** The normalised edge for the matrix [[e0, e1], [e2, e3]] on qubit v. */
   makeNode(v: number, e0: number, e1: number, e2: number, e3: number): number {
-    const ct = this.ct;
     const ns = this.scratchN;
     const ws = this.scratchW;
-    const es = [e0, e1, e2, e3];
+    ws[0] = e0 % W;
+    ws[1] = e1 % W;
+    ws[2] = e2 % W;
+    ws[3] = e3 % W;
+    ns[0] = ws[0] === ZERO ? 0 : Math.floor(e0 / W);
+    ns[1] = ws[1] === ZERO ? 0 : Math.floor(e1 / W);
+    ns[2] = ws[2] === ZERO ? 0 : Math.floor(e2 / W);
+    ns[3] = ws[3] === ZERO ? 0 : Math.floor(e3 / W);
+    const ct = this.ct;
+    const abs = ct.abs;
     let best = -1;
     let bestMag = 0;
     for (let i = 0; i < 4; i++) {
-      const w = weightOf(es[i]);
-      ws[i] = w;
-      ns[i] = w === ZERO ? 0 : nodeOf(es[i]);
-      if (w !== ZERO) {
-        const m = ct.mag(w);
-        // Ties (up to the tolerance) go to the first quadrant, so rounding cannot flip the choice.
-        if (m > bestMag + ct.tol) {
-          best = i;
-          bestMag = m;
-        }
+      const w = ws[i];
+      // Ties (up to the tolerance) go to the first quadrant, so rounding cannot flip the choice.
+      if (w !== ZERO && abs[w] > bestMag + ct.tol) {
+        best = i;
+        bestMag = abs[w];
       }
     }
     if (best < 0) return ZERO;
     const top = ws[best];
     for (let i = 0; i < 4; i++) ws[i] = i === best ? ONE : ct.div(ws[i], top);
-    return pack(this.unique(v, ns, ws), top);
+    return this.unique(v, ns, ws) * W + top;
   }
 
   private unique(v: number, ns: Int32Array, ws: Int32Array): number {

@@ -13,9 +13,12 @@
 import type { Circuit } from '../circuit.ts';
 import { BudgetExceeded, ONE, ZERO } from './complex-table.ts';
 import { Dd, nodeOf, weightOf } from './dd.ts';
-import { GateBuilder } from './gates.ts';
+import { GateBuilder, type Gate } from './gates.ts';
 import { Ops } from './ops.ts';
 import { prepare, type LayoutOptions } from './prepare.ts';
+
+/** Most qubits one pre-multiplied block of gates may touch. */
+const BLOCK_QUBITS = 3;
 
 export interface DdCheckOptions extends LayoutOptions {
   /** Compare up to a global phase (OpenQASM 2 text cannot carry one). Default true. */
@@ -79,12 +82,36 @@ export function checkEquivalence(original: Circuit, optimized: Circuit, options:
     let target = projector(dd, p.ancillaOut);
     const L = p.optimized.length;
     const R = p.original.length;
+    // Consecutive gates on a few qubits are multiplied together first: the block's diagram is
+    // small, while each multiplication into the product costs about the product's size.
+    const block = (list: Gate[], from: number, adjoint: boolean): [number, number] => {
+      const qs = new Set<number>();
+      let b = dd.identity();
+      let k = from;
+      for (; k < list.length; k++) {
+        const g = list[k];
+        const all = [...g.targets, ...g.controls];
+        const grown = all.filter((q) => !qs.has(q)).length + qs.size;
+        if (k > from && grown > BLOCK_QUBITS) break;
+        all.forEach((q) => qs.add(q));
+        const e = gates.build(g, adjoint);
+        b = adjoint ? ops.mul(b, e) : ops.mul(e, b);
+      }
+      return [b, k];
+    };
     let gcAt = Math.min(250_000, budget);
     let i = 0;
     let j = 0;
     for (let step = 0; i < L || j < R; step++) {
-      if (j >= R || (i < L && i * R <= j * L)) m = ops.mul(gates.build(p.optimized[i++], false), m);
-      else m = ops.mul(m, gates.build(p.original[j++], true));
+      if (j >= R || (i < L && i * R <= j * L)) {
+        const [b, next] = block(p.optimized, i, false);
+        m = ops.mul(b, m);
+        i = next;
+      } else {
+        const [b, next] = block(p.original, j, true);
+        m = ops.mul(m, b);
+        j = next;
+      }
       if (step % 64 === 63) {
         const size = dd.size(m);
         maxNodes = Math.max(maxNodes, size);

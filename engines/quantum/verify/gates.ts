@@ -4,8 +4,12 @@
  * is the identity, and below the lowest involved qubit every block is a multiple of it.
  */
 import type { Mat } from '../optimizer/complex.ts';
-import { ZERO } from './complex-table.ts';
-import { type Dd, pack } from './dd.ts';
+import * as table from './complex-table.ts';
+import type { Dd } from './dd.ts';
+import { W } from './dd.ts';
+
+// A local copy: under the CommonJS-compiling loader each imported binding is a getter call.
+const { ZERO } = table;
 
 export interface Gate {
   /** Target qubits, targets[0] the least significant bit of the matrix index. */
@@ -49,7 +53,7 @@ export class GateBuilder {
     const rec = (v: number, rs: number, cs: number): number => {
       if (v < low) {
         const w = ids[rs * dim + cs];
-        return w === ZERO ? ZERO : v < 0 ? w : pack(dd.ident[v], w);
+        return w === ZERO ? ZERO : v < 0 ? w : dd.ident[v] * W + w;
       }
       const key = (v * dim + rs) * dim + cs;
       const m = memo.get(key);

@@ -2,8 +2,16 @@
  * Multiplication and addition of decision diagrams, with lossy compute tables (a miss only
  * costs time). Both operands of an operation always sit on the same level.
  */
-import { ONE, ZERO } from './complex-table.ts';
-import { type Dd, nodeOf, pack, weightOf } from './dd.ts';
+import * as table from './complex-table.ts';
+import * as diagram from './dd.ts';
+import type { Dd } from './dd.ts';
+
+// Local copies: under the CommonJS-compiling loader each imported binding is a getter call.
+const { ONE, ZERO } = table;
+const { W } = diagram;
+const nodeOf = (e: number): number => Math.floor(e / W);
+const weightOf = (e: number): number => e % W;
+const pack = (node: number, w: number): number => node * W + w;
 
 const BITS = 18;
 
@@ -21,7 +29,12 @@ export class Ops {
   private addW = new Int32Array(1 << BITS);
   private addR = new Float64Array(1 << BITS);
 
-  constructor(readonly dd: Dd) {}
+  /** Quadrant results per level: a product at level v only recurses into lower levels. */
+  private readonly quad: Float64Array;
+
+  constructor(readonly dd: Dd) {
+    this.quad = new Float64Array(4 * dd.n);
+  }
 
   /** Forgets every cached result (after the diagram package renumbers its nodes). */
   clear(): void {
@@ -53,21 +66,27 @@ export class Ops {
     if (b === dd.ident[v]) return pack(a, ONE);
     const slot = h2(a, b);
     if (this.mulA[slot] === a && this.mulB[slot] === b) return this.mulR[slot];
-    const r = [ZERO, ZERO, ZERO, ZERO];
+    const kid = dd.kid;
+    const wt = dd.wt;
+    const oa = 4 * a;
+    const ob = 4 * b;
+    const r = this.quad;
     for (let i = 0; i < 2; i++) {
       for (let j = 0; j < 2; j++) {
         let acc = ZERO;
         for (let k = 0; k < 2; k++) {
-          const ea = dd.child(a, 2 * i + k);
-          if (ea === ZERO) continue;
-          const eb = dd.child(b, 2 * k + j);
-          if (eb === ZERO) continue;
-          acc = this.add(acc, this.mul(ea, eb));
+          const wa = wt[oa + 2 * i + k];
+          if (wa === ZERO) continue;
+          const wb = wt[ob + 2 * k + j];
+          if (wb === ZERO) continue;
+          const t = this.mul(kid[oa + 2 * i + k] * W + wa, kid[ob + 2 * k + j] * W + wb);
+          acc = acc === ZERO ? t : this.add(acc, t);
         }
-        r[2 * i + j] = acc;
+        r[4 * v + 2 * i + j] = acc;
       }
     }
-    const out = dd.makeNode(v, r[0], r[1], r[2], r[3]);
+    const o = 4 * v;
+    const out = dd.makeNode(v, r[o], r[o + 1], r[o + 2], r[o + 3]);
     this.mulA[slot] = a;
     this.mulB[slot] = b;
     this.mulR[slot] = out;

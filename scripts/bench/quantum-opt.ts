@@ -3,8 +3,10 @@
  * QASMBench fixtures and on the Nam et al. arithmetic/Toffoli suite, with run times. The
  * baseline (measured in the same run) is each input translated to the same basis at level 0,
  * so ratios compare like with like. Every output small enough for a statevector (<= 18
- * qubits used) is checked for equivalence with its input; wider unitary ones are run on
- * random basis inputs through a sparse simulation where their superposition stays small.
+ * qubits used) is checked for equivalence with its input; wider ones are proven on decision
+ * diagrams (engines/quantum/verify), which also give a second opinion on the narrow outputs
+ * of level 3. Only where the diagram check is inconclusive are random basis inputs run
+ * through a sparse simulation (evidence, not proof).
  */
 import { readFileSync, readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -15,6 +17,7 @@ import { equivalenceError, splitTerminalMeasures } from '../../engines/quantum/o
 import { counts, optimize } from '../../engines/quantum/optimizer/index.ts';
 import { sparseCheck } from '../../engines/quantum/optimizer/sparse.ts';
 import { getBackend } from '../../engines/quantum/backends.ts';
+import { checkEquivalence, type DdCheckResult } from '../../engines/quantum/verify/equivalence.ts';
 
 const FIXTURES = fileURLToPath(new URL('../../../shared/fixtures/', import.meta.url));
 const CHECK_QUBITS = 18;
@@ -47,6 +50,34 @@ function usedQubits(c: Circuit): number {
   return Math.max(used.size, 1);
 }
 
+/** What the equivalence checks of one suite found. */
+class Tally {
+  dense = 0;
+  dd = 0;
+  failed = 0;
+  inconclusive: string[] = [];
+  unchecked = 0;
+  sampled = 0;
+  sampledBad = 0;
+  ddMs = 0;
+  ddMax = 0;
+  ddRuns = 0;
+  second = 0;
+  secondAgree = 0;
+  secondOpen = 0;
+
+  record(name: string, level: number, r: DdCheckResult): void {
+    this.ddMs += r.ms;
+    this.ddMax = Math.max(this.ddMax, r.maxNodes);
+    this.ddRuns++;
+    if (r.verdict === 'not_equivalent') {
+      this.failed++;
+      console.log(`  NOT EQUIVALENT (decision diagram): ${name} at level ${level}: ${r.reason}`);
+    } else if (r.verdict === 'inconclusive') this.inconclusive.push(`${name} L${level}: ${r.reason}`);
+    else this.dd++;
+  }
+}
+
 const pct = (before: number, after: number): number => (before === 0 ? 0 : (100 * (before - after)) / before);
 const mean = (xs: number[]): number => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
 
@@ -60,11 +91,7 @@ async function suite(title: string, dir: string, o: SuiteOptions): Promise<void>
   const circuits = load(dir).filter((c) => !o.maxQubits || c.circuit.numQubits <= o.maxQubits);
   console.log(`\n${title}: ${circuits.length} circuits, basis {${o.basis}}${o.couplingMap ? `, coupling map of ${new Set(o.couplingMap.flat()).size} qubits` : ', all-to-all'}`);
   const base = new Map<string, ReturnType<typeof counts>>();
-  let checked = 0;
-  let failed = 0;
-  let unchecked = 0;
-  let sampled = 0;
-  let sampledBad = 0;
+  const t = new Tally();
   for (const level of LEVELS) {
     const total: number[] = [];
     const two: number[] = [];
@@ -87,34 +114,55 @@ async function suite(title: string, dir: string, o: SuiteOptions): Promise<void>
       const width = usedQubits(r.circuit);
       const inSplit = splitTerminalMeasures(circuit);
       const outSplit = splitTerminalMeasures(r.circuit);
+      const layout = { initialLayout: r.initialLayout, qubitMapping: r.qubitMapping, fallback };
       if (width <= CHECK_QUBITS && inSplit && outSplit) {
-        const err = equivalenceError(circuit, r.circuit, { initialLayout: r.initialLayout, qubitMapping: r.qubitMapping, fallback });
-        checked++;
+        const err = equivalenceError(circuit, r.circuit, layout);
         if (!(err < 1e-7)) {
-          failed++;
+          t.failed++;
           console.log(`  NOT EQUIVALENT: ${name} at level ${level} (error ${err})`);
+        } else t.dense++;
+        if (level === 3) {
+          // A second opinion, kept short: these outputs are already decided.
+          const d = checkEquivalence(circuit, r.circuit, { ...layout, maxNodes: 2e5, timeLimitMs: 10_000 });
+          t.second++;
+          if (d.verdict === 'inconclusive') t.secondOpen++;
+          else if ((d.verdict === 'equivalent') === err < 1e-7) t.secondAgree++;
+          else console.log(`  the checks disagree on ${name} at level 3: statevector error ${err}, decision diagram ${d.verdict} (${d.reason ?? ''})`);
         }
-      } else if (inSplit && outSplit) {
-        // Too wide for a statevector: run random basis inputs through a sparse simulation
-        // (on the unitary parts; final measurements are compared by the dense check only).
-        const err = sparseCheck(inSplit.unitary, outSplit.unitary, { initialLayout: r.initialLayout, qubitMapping: r.qubitMapping, inputs: 4, limit: 1024, fallback });
-        if (err === null) unchecked++;
+        continue;
+      }
+      const d = checkEquivalence(circuit, r.circuit, layout);
+      t.record(name, level, d);
+      if (d.verdict !== 'inconclusive') continue;
+      if (inSplit && outSplit) {
+        // Unitary but beyond the diagram budget: sample random basis inputs through a sparse
+        // simulation (on the unitary parts; final measurements are compared above only).
+        const err = sparseCheck(inSplit.unitary, outSplit.unitary, { ...layout, inputs: 4, limit: 1024 });
+        if (err === null) t.unchecked++;
         else {
-          sampled++;
+          t.sampled++;
           if (!(err < 1e-7)) {
-            sampledBad++;
+            t.sampledBad++;
             console.log(`  DIFFERS on a sampled input: ${name} at level ${level} (error ${err})`);
           }
         }
-      } else unchecked++;
+      } else t.unchecked++;
     }
     console.log(
       `  level ${level}: gates ${sumGates} (-${mean(total).toFixed(1)} % avg), two-qubit ${sumTwo} (-${mean(two).toFixed(1)} % avg), depth -${mean(depth).toFixed(1)} % avg, ${ms.toFixed(0)} ms`,
     );
   }
-  console.log(`  equivalence: ${checked - failed}/${checked} outputs proven equal to their input (statevector on a random product state)`);
-  if (sampled) console.log(`  wider outputs: ${sampled - sampledBad}/${sampled} agree on 4 random basis inputs each (sparse simulation: evidence, not proof)`);
-  console.log(`  not checked: ${unchecked} (wider than ${CHECK_QUBITS} qubits and too entangled to sample, or with mid-circuit measurement, reset or conditions)`);
+  const outputs = circuits.length * LEVELS.length;
+  console.log(`  equivalence: ${t.dense + t.dd}/${outputs} outputs proven equal to their input: ${t.dense} by statevector (<= ${CHECK_QUBITS} qubits), ${t.dd} by decision diagram`);
+  console.log(`  decision diagrams: ${t.ddRuns} wide outputs in ${(t.ddMs / 1000).toFixed(1)} s, largest ${t.ddMax} nodes; second opinion on the ${t.second} narrow outputs of level 3: ${t.secondAgree} agree, ${t.secondOpen} inconclusive, ${t.second - t.secondAgree - t.secondOpen} disagree`);
+  if (t.failed) console.log(`  NOT EQUIVALENT: ${t.failed}`);
+  if (t.inconclusive.length) {
+    console.log(`  inconclusive: ${t.inconclusive.length}`);
+    for (const why of t.inconclusive) console.log(`    ${why}`);
+  }
+  if (t.sampled) console.log(`  of those: ${t.sampled - t.sampledBad}/${t.sampled} agree on 4 random basis inputs each (sparse simulation: evidence, not proof)`);
+  if (t.unchecked) console.log(`  not checked at all: ${t.unchecked}`);
+  console.log(`  every output proven equivalent: ${t.dense + t.dd === outputs ? 'yes' : 'no'}`);
 }
 
 export async function run(): Promise<void> {

@@ -13,7 +13,9 @@ import { compile } from './fusion.ts';
 import { runSteps } from './parallel.ts';
 import { applyOp, zeroState } from './state.ts';
 import { splitTerminal, unitaryJs } from './simulate.ts';
-import { type NativeRun, runNative, sampleNative } from './native.ts';
+import { NATIVE_MIN_QUBITS, type NativeRun, runNative, sampleNative } from './native.ts';
+import { nativeTrajectories } from './trajectories-native.ts';
+import { MAX_VIEW_QUBITS, nativeStatevector } from '../native/index.ts';
 
 export interface ShotResult {
   counts: Record<string, number>;
@@ -112,6 +114,9 @@ export function sampleShots(c: Circuit, shots: number, rng: Rng, noise?: NoiseMo
   if (!noise) {
     keys = [];
     branch(c, 0, zeroState(c.numQubits), new Uint8Array(c.numClbits), shots, rng, keys);
+    shuffle(keys, rng);
+  } else if (split && nativeStatevector() && c.numQubits >= NATIVE_MIN_QUBITS && c.numQubits <= MAX_VIEW_QUBITS) {
+    keys = nativeTrajectories(c, split.unitary, split.measures, shots, rng, noise);
     shuffle(keys, rng);
   } else keys = trajectories(c, shots, rng, noise, split !== null);
   return { counts: tally(keys), keys };

@@ -82,7 +82,7 @@ export function run(circuit: Circuit, opts: RunOptions = {}): RunResult {
   checkOpts(circuit, shots);
   const memoryBytes = memoryRequiredBytes(method, circuit.numQubits);
   if (method === 'statevector') checkStatevectorSize(circuit.numQubits);
-  if (method === 'density_matrix') checkDensitySize(circuit.numQubits);
+  if (method === 'density_matrix') checkDensitySize(circuit.numQubits, splitTerminal(circuit) === null);
   const seed = opts.seed ?? randomSeed();
   const rng = new Rng(seed);
   const noise = toNoiseModel(opts.noise);

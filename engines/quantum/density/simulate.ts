@@ -8,13 +8,19 @@ import { opMatrix } from '../qasm/modifiers.ts';
 import type { NoiseModel } from '../noise.ts';
 import { dampingParams, gateTimeNs, thermalKraus } from '../noise.ts';
 import { applyChannelDM, applyUnitaryDM, depolarizingKraus, diagonalOf, projectDM } from './channels.ts';
+import { MAX_NATIVE_DENSITY_QUBITS, densityMatrixNative, nativeDensityAvailable } from './native.ts';
 
 /** The largest density matrix allocated (4^12 amplitudes = 256 MiB). */
 export const MAX_DENSITY_QUBITS = 12;
 
-export function checkDensitySize(n: number): void {
-  if (n > MAX_DENSITY_QUBITS) {
-    throw new Error(`${n} qubits is too many for the density_matrix method (at most ${MAX_DENSITY_QUBITS}); use statevector with noise (trajectories)`);
+/**
+ * Throws when n qubits are too many for the density_matrix method: 14 on the native kernels
+ * (circuits without mid-circuit measurement or conditions), 12 otherwise.
+ */
+export function checkDensitySize(n: number, branching = true): void {
+  const limit = !branching && nativeDensityAvailable() ? MAX_NATIVE_DENSITY_QUBITS : MAX_DENSITY_QUBITS;
+  if (n > limit) {
+    throw new Error(`${n} qubits is too many for the density_matrix method (at most ${limit}${branching ? ' with mid-circuit measurement or conditions' : ''}); use statevector with noise (trajectories)`);
   }
 }
 
@@ -61,6 +67,11 @@ export function resetDM(rho: Float64Array, n: number, q: number): void {
  * @example densityMatrix(parseQasm(bell), noiseFromBackend(getBackend('lattice_line_5')!))
  */
 export function densityMatrix(c: Circuit, noise?: NoiseModel): Float64Array {
+  return densityMatrixNative(c, noise) ?? densityMatrixJs(c, noise);
+}
+
+/** densityMatrix on the JavaScript kernels (up to 12 qubits). */
+export function densityMatrixJs(c: Circuit, noise?: NoiseModel): Float64Array {
   const n = c.numQubits;
   const rho = zeroDM(n);
   for (const op of c.ops) {

@@ -11,7 +11,8 @@ import { createRequire } from 'node:module';
 import { availableParallelism, loadavg } from 'node:os';
 import type { Circuit } from '../../engines/quantum/circuit.ts';
 import { ghzCircuit, qftCircuit, randomLayeredCircuit } from '../../engines/quantum/circuits.ts';
-import { memoryRequiredBytes, run as runCircuit, simulateStatevector } from '../../engines/quantum/index.ts';
+import { densityDistribution, getBackend, memoryRequiredBytes, run as runCircuit, simulateStatevector, toNoiseModel } from '../../engines/quantum/index.ts';
+import { densityMatrixJs } from '../../engines/quantum/density/simulate.ts';
 import { nativeStatevector } from '../../engines/quantum/native/index.ts';
 import { runNative } from '../../engines/quantum/statevector/native.ts';
 import { unitaryJs } from '../../engines/quantum/statevector/simulate.ts';
@@ -149,6 +150,25 @@ export async function run(): Promise<void> {
       const refCols = ref ? `   ${f(ref[0], 3).padStart(7)}  ${f(ours.wall / ref[0], 2).padStart(9)}  ${f(ref[1], 2).padStart(9)}  ${f(ref[1] / ours.wall, 1).padStart(10)}` : '';
       console.log(`${name.padEnd(13)} ${String(n).padStart(6)}  ${String(c.ops.length).padStart(5)}   ${f(ours.wall, 2).padStart(8)}  ${f(ours.cpu, 2).padStart(7)}  ${f(pass, 4).padStart(8)}  ${f(bound, 2).padStart(9)}  ${f(ours.wall / bound, 2).padStart(10)}${refCols}`);
     }
+  }
+
+  if (native) {
+    console.log('\nnoisy simulation with lattice_falcon_27 calibration, random depth-5 circuits (seconds)');
+    const noise = toNoiseModel(getBackend('lattice_falcon_27')!)!;
+    const measured = (n: number): Circuit => {
+      const c = randomLayeredCircuit(n, 5, 3);
+      withMeasures(c, n);
+      return c;
+    };
+    const c10 = measured(10);
+    const jsDm = time(() => densityMatrixJs({ ...c10, ops: c10.ops.filter((o) => o.kind !== 'measure') }, noise));
+    const natDm = time(() => densityDistribution(c10, noise));
+    console.log(`density matrix, 10 qubits: native ${f(natDm)}, JavaScript ${f(jsDm)} (${f(jsDm / natDm, 1)}x)`);
+    for (const n of [12, 14]) console.log(`density matrix, ${n} qubits: native ${f(time(() => densityDistribution(measured(n), noise)), 2)}`);
+    const c12 = measured(12);
+    const natTr = time(() => runCircuit(c12, { shots: 1000, seed: 2, noise }));
+    console.log(`trajectories (256), 1000 shots, 12 qubits: native ${f(natTr, 2)}`);
+    for (const n of [16, 20]) console.log(`trajectories (256), 1000 shots, ${n} qubits: native ${f(time(() => runCircuit(measured(n), { shots: 1000, seed: 2, noise })), 2)}`);
   }
 
   console.log('\n30 qubits: memory checked before the run, 1000 shots sampled from the final state');

@@ -106,8 +106,24 @@ test('final measurements must read the mapped qubits into the same bits', () => 
   assert.equal(checkEquivalence(original, swapped, layout).verdict, 'equivalent');
   const wrongBit = circuit(2, [gate('h', [0]), gate('cx', [0, 1]), gate('swap', [0, 1]), { kind: 'measure', qubit: 0, clbit: 1 }], 2);
   assert.equal(checkEquivalence(original, wrongBit, layout).verdict, 'not_equivalent');
-  const mid = circuit(2, [{ kind: 'measure', qubit: 0, clbit: 0 }, gate('h', [0])], 2);
-  assert.equal(checkEquivalence(mid, mid).verdict, 'inconclusive');
+});
+
+test('mid-circuit measurements and conditions are proven with the measurements deferred; resets are not checked', () => {
+  const measure = (qubit: number, clbit: number): Operation => ({ kind: 'measure', qubit, clbit });
+  const iff = (g: GateOp, clbits: number[], value: number): GateOp => ({ ...g, condition: { clbits, value } });
+  const original = circuit(3, [gate('h', [0]), measure(0, 0), gate('h', [0]), iff(gate('x', [1]), [0, 1], 1), gate('cx', [1, 2]), measure(2, 1)], 2);
+  assert.equal(checkEquivalence(original, original).verdict, 'equivalent');
+  const r = optimize(original, { level: 3, basisGates: BASIS });
+  assert.equal(checkEquivalence(original, r.circuit, mapping(r)).verdict, 'equivalent');
+  // The same gates under the other condition value, or the measurement moved past the H.
+  const otherValue = circuit(3, [gate('h', [0]), measure(0, 0), gate('h', [0]), iff(gate('x', [1]), [0, 1], 0), gate('cx', [1, 2]), measure(2, 1)], 2);
+  assert.equal(checkEquivalence(original, otherValue).verdict, 'inconclusive');
+  const moved = circuit(3, [gate('h', [0]), gate('h', [0]), measure(0, 0), iff(gate('x', [1]), [0, 1], 1), gate('cx', [1, 2]), measure(2, 1)], 2);
+  const d = checkEquivalence(original, moved);
+  assert.equal(d.verdict, 'inconclusive');
+  assert.ok((d.deviation ?? 0) > 0.1);
+  const reset = circuit(1, [gate('h', [0]), { kind: 'reset', qubit: 0 }], 0);
+  assert.match(checkEquivalence(reset, reset).reason ?? '', /reset/);
 });
 
 test('a diagram that outgrows its node budget is inconclusive, not a hang', () => {

@@ -2,7 +2,8 @@
  * Turns an (original, optimized) pair into what the diagram checker multiplies: both gate
  * lists on the same compacted physical qubits, the original moved by the initial layout and
  * followed by the SWAPs that carry each logical qubit to its final position, and the
- * ancilla qubits (physical qubits no logical one starts on, or ends on) that sit in |0>.
+ * levels that start in |0>: ancilla qubits and, when measurements are not all final, one
+ * line per classical bit that each measurement is copied onto (deferred measurement).
  */
 import type { Circuit } from '../circuit.ts';
 import { splitTerminalMeasures } from '../optimizer/equivalence.ts';
@@ -20,41 +21,72 @@ export interface LayoutOptions {
 }
 
 export interface Prepared {
+  /** Diagram levels: the compacted physical qubits, then one line per classical bit when measurements are deferred. */
   width: number;
   optimized: Gate[];
   original: Gate[];
   /** Global phase of the optimized circuit minus that of the original. */
   phase: number;
-  /** Physical qubits (compacted) that start, and that end, as ancillas in |0>. */
-  ancillaIn: number[];
-  ancillaOut: number[];
+  /** Levels that start in |0>: ancilla qubits (no logical qubit starts there) and classical-bit lines. */
+  ancillas: number[];
+  /** Measurements became CX onto classical-bit lines (so a mismatch proves nothing). */
+  deferred: boolean;
 }
 
 export type Preparation = { ok: true; p: Prepared } | { ok: false; verdict: 'not_equivalent' | 'inconclusive'; reason: string };
 
 const X = matrix1q('x', []) as Float64Array;
+const cx = (c: number, t: number): Gate => ({ targets: [t], controls: [c], m: X });
+const flip = (q: number): Gate => ({ targets: [q], controls: [], m: X });
 
-function gatesOf(ir: Ir, at: (q: number) => number): Gate[] {
+/**
+ * The gates of a lowered circuit on diagram levels. With `line` (deferred measurement), a
+ * measurement copies its qubit onto the line of its classical bit, and a condition becomes
+ * controls on those lines (a 0 bit is a control between two X).
+ */
+function gatesOf(ir: Ir, at: (q: number) => number, line?: (clbit: number) => number): Gate[] {
   const out: Gate[] = [];
   for (const op of ir.ops) {
-    if (op.k === 'u') out.push({ targets: [at(op.q)], controls: [], m: op.m });
-    else if (op.k === 'cx') out.push({ targets: [at(op.t)], controls: [at(op.c)], m: X });
-    else if (op.k === 'u2') out.push({ targets: op.q.map(at), controls: [], m: op.m });
-    else if (op.op.kind !== 'barrier') throw new Error(`unexpected ${op.op.kind} in a unitary part`);
+    if (op.k === 'op') {
+      if (op.op.kind === 'barrier') continue;
+      if (op.op.kind === 'measure' && line && !op.op.condition) out.push(cx(at(op.op.qubit), line(op.op.clbit)));
+      else throw new Error(`a ${op.op.condition ? 'conditioned ' : ''}${op.op.kind} cannot be deferred`);
+      continue;
+    }
+    const g: Gate = op.k === 'u' ? { targets: [at(op.q)], controls: [], m: op.m }
+      : op.k === 'cx' ? cx(at(op.c), at(op.t))
+      : { targets: op.q.map(at), controls: [], m: op.m };
+    if (!op.cond || !line) {
+      out.push(g);
+      continue;
+    }
+    const zeros = op.cond.clbits.filter((_, i) => !((op.cond as { value: number }).value & (1 << i))).map(line);
+    out.push(...zeros.map(flip), { ...g, controls: [...g.controls, ...op.cond.clbits.map(line)] }, ...zeros.map(flip));
   }
   return out;
 }
 
-const swap = (a: number, b: number): Gate[] => [
-  { targets: [b], controls: [a], m: X },
-  { targets: [a], controls: [b], m: X },
-  { targets: [b], controls: [a], m: X },
-];
+const swap = (a: number, b: number): Gate[] => [cx(a, b), cx(b, a), cx(a, b)];
+
+/** Whether each classical bit is written at most once and no qubit is reset (deferral is exact then). */
+function deferrable(c: Circuit): boolean {
+  const written = new Set<number>();
+  for (const op of c.ops) {
+    if (op.kind === 'reset') return false;
+    if (op.kind !== 'measure') continue;
+    if (written.has(op.clbit)) return false;
+    written.add(op.clbit);
+  }
+  return true;
+}
 
 export function prepare(original: Circuit, optimized: Circuit, o: LayoutOptions): Preparation {
   const a = splitTerminalMeasures(original);
   const b = splitTerminalMeasures(optimized);
-  if (!a || !b) return { ok: false, verdict: 'inconclusive', reason: 'mid-circuit measurement, reset or classical conditions (only unitary circuits with final measurements are checked)' };
+  const deferred = !a || !b;
+  if (deferred && !(deferrable(original) && deferrable(optimized))) {
+    return { ok: false, verdict: 'inconclusive', reason: 'reset, or a classical bit measured twice (measurements are deferred only when each bit is written once)' };
+  }
   const n = original.numQubits;
   const init = [...Array(n).keys()].map((l) => o.initialLayout?.[l] ?? l);
   const fin = [...Array(n).keys()].map((l) => o.qubitMapping?.[l] ?? l);
@@ -64,17 +96,27 @@ export function prepare(original: Circuit, optimized: Circuit, o: LayoutOptions)
   for (const op of optimized.ops) for (const q of op.kind === 'measure' || op.kind === 'reset' ? [op.qubit] : op.qubits) used.add(q);
   const index = new Map([...used].sort((x, y) => x - y).map((p, i) => [p, i]));
   const at = (p: number): number => index.get(p) as number;
-  const width = Math.max(index.size, 1);
+  const physical = Math.max(index.size, 1);
   const start = init.map(at);
   const end = fin.map(at);
-  const measuredA = a.measures.map((m) => `${end[m.qubit]}:${m.clbit}`).sort();
-  const measuredB = b.measures.map((m) => `${at(m.qubit)}:${m.clbit}`).sort();
-  if (measuredA.join() !== measuredB.join()) {
-    return { ok: false, verdict: 'not_equivalent', reason: 'the final measurements do not read the same qubits into the same bits after the mapping' };
+  if (!deferred) {
+    const measuredA = a.measures.map((m) => `${end[m.qubit]}:${m.clbit}`).sort();
+    const measuredB = b.measures.map((m) => `${at(m.qubit)}:${m.clbit}`).sort();
+    if (measuredA.join() !== measuredB.join()) {
+      return { ok: false, verdict: 'not_equivalent', reason: 'the final measurements do not read the same qubits into the same bits after the mapping' };
+    }
   }
-  const irA = unroll(a.unitary, o.fallback);
-  const irB = unroll(b.unitary, o.fallback);
-  const orig = gatesOf(irA, (l) => start[l]);
+  const line = deferred ? (clbit: number): number => physical + clbit : undefined;
+  const irA = unroll(deferred ? original : a.unitary, o.fallback);
+  const irB = unroll(deferred ? optimized : b.unitary, o.fallback);
+  let orig: Gate[];
+  let opt: Gate[];
+  try {
+    orig = gatesOf(irA, (l) => start[l], line);
+    opt = gatesOf(irB, at, line);
+  } catch (err) {
+    return { ok: false, verdict: 'inconclusive', reason: (err as Error).message };
+  }
   // SWAPs carry the content of start[l] to end[l]; ancillas end wherever they are pushed.
   const pos = [...start];
   const holder = new Map(start.map((p, l) => [p, l]));
@@ -91,16 +133,16 @@ export function prepare(original: Circuit, optimized: Circuit, o: LayoutOptions)
     pos[l] = to;
     holder.set(to, l);
   }
-  const all = [...Array(width).keys()];
+  const width = physical + (deferred ? Math.max(original.numClbits, optimized.numClbits) : 0);
   return {
     ok: true,
     p: {
       width,
-      optimized: gatesOf(irB, at),
+      optimized: opt,
       original: orig,
       phase: irB.phase - irA.phase,
-      ancillaIn: all.filter((p) => !start.includes(p)),
-      ancillaOut: all.filter((p) => !end.includes(p)),
+      ancillas: [...Array(width).keys()].filter((q) => q >= physical || !start.includes(q)),
+      deferred,
     },
   };
 }

@@ -82,6 +82,10 @@ export function run(circuit: Circuit, opts: RunOptions = {}): RunResult {
   checkOpts(circuit, shots);
   const memoryBytes = memoryRequiredBytes(method, circuit.numQubits);
   if (method === 'statevector') checkStatevectorSize(circuit.numQubits);
+  if (method === 'statevector' && opts.statevector && circuit.numQubits > MAX_VIEW_QUBITS) {
+    // Said before the run, not after minutes of simulation.
+    throw new Error(`a statevector of ${circuit.numQubits} qubits is too large to return (at most ${MAX_VIEW_QUBITS}); ask for counts or probabilities`);
+  }
   if (method === 'density_matrix') checkDensitySize(circuit.numQubits, splitTerminal(circuit) === null);
   const seed = opts.seed ?? randomSeed();
   const rng = new Rng(seed);
@@ -100,7 +104,6 @@ export function run(circuit: Circuit, opts: RunOptions = {}): RunResult {
     if (wantProbs && r.state && r.measures) probs = stateProbabilities(r.state, r.measures, circuit.numClbits);
     if (r.native) {
       try {
-        if (opts.statevector) throw new Error(`a statevector of ${circuit.numQubits} qubits is too large to return (at most ${MAX_VIEW_QUBITS}); ask for counts or probabilities`);
         if (wantProbs && r.measures && r.measures.length <= 20) probs = nativeProbabilities(r.native, r.measures, circuit.numClbits);
       } finally {
         releaseNative(r.native);

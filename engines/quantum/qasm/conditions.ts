@@ -8,6 +8,7 @@ import type { Expr, Ref } from './ast.ts';
 import { errorAt } from './errors.ts';
 import { evalExpr } from './expr.ts';
 import type { Lookup } from './expr.ts';
+import type { Item } from './modifiers.ts';
 
 export interface CondEnv {
   isClassicalRef(name: string): boolean;
@@ -93,4 +94,10 @@ export function mergeConditions(a: Condition | undefined, b: Condition): Conditi
     }
   }
   return { clbits: bits, value };
+}
+
+/** Attaches the guarding condition to an operation; a global phase or barrier carries none. */
+export function withCond<T extends Item>(it: T, cond: Condition | undefined): T {
+  if (!cond || it.kind === 'gphase' || it.kind === 'barrier') return it;
+  return { ...it, condition: cond };
 }

@@ -48,6 +48,25 @@ export class ExprParser {
     return this.next();
   }
 
+  /**
+   * Lookahead past the bracket group that opens at the next-but-one token (`name(...)`,
+   * `name[...]`): the offset of the token after it, or -1 when the group does not close
+   * within 256 tokens. Statements that start the same way are told apart by that token.
+   */
+  protected afterGroup(open: string, close: string): number {
+    let depth = 0;
+    for (let o = 1; o < 256; o++) {
+      const t = this.peek(o);
+      if (t.kind === 'eof') return -1;
+      if (t.text === open) depth++;
+      else if (t.text === close) {
+        depth--;
+        if (depth === 0) return o + 1;
+      }
+    }
+    return -1;
+  }
+
 
   ref(): Ref {
     const t = this.peek();

@@ -1,40 +1,18 @@
 /**
- * Recursive-descent parser for OpenQASM 2 and the supported OpenQASM 3 subset. Unsupported
- * OpenQASM 3 features are rejected here with their line and column, never skipped.
+ * Recursive-descent parser for OpenQASM 2 and the supported OpenQASM 3 subset: the program,
+ * its blocks and the statement dispatch, with classical control flow, measurement and
+ * assignment. Declarations and gates have their own grammar files; unsupported OpenQASM 3
+ * features are rejected here with their line and column, never skipped.
  */
-import type { Expr, IndexItem, Modifier, Program, Ref, Stmt } from './ast.ts';
-import { ExprParser } from './expr-parser.ts';
+import type { IndexItem, Program, Ref, Stmt } from './ast.ts';
+import { CLASSICAL_TYPES } from './decl-parser.ts';
 import { errorAt } from './errors.ts';
 import type { Pos } from './errors.ts';
+import { GateParser } from './gate-parser.ts';
 import { tokenize } from './lexer.ts';
+import { rejectUnsupported } from './unsupported.ts';
 
-const UNSUPPORTED: Record<string, string> = {
-  def: 'subroutine definitions (def)',
-  defcal: 'calibration definitions (defcal)',
-  cal: 'calibration blocks (cal)',
-  defcalgrammar: 'defcalgrammar',
-  while: 'while loops',
-  switch: 'switch statements',
-  box: 'box statements',
-  delay: 'delay instructions',
-  stretch: 'stretch types',
-  duration: 'duration types',
-  extern: 'extern declarations',
-  let: 'aliases (let)',
-  array: 'arrays',
-  complex: 'complex types',
-  break: 'break',
-  continue: 'continue',
-  return: 'return',
-  end: 'end',
-  output: 'output declarations',
-  durationof: 'durationof',
-};
-
-const CLASSICAL_TYPES = new Set(['int', 'uint', 'float', 'angle', 'bool']);
-const MODIFIERS = new Set(['ctrl', 'negctrl', 'inv', 'pow']);
-
-class Parser extends ExprParser {
+class Parser extends GateParser {
   program(): Program {
     // Without a header, OpenQASM 3 declarations or stdgates.inc mark version 3; else 2.
     this.version = this.toks.some((t) => (t.kind === 'id' && (t.text === 'qubit' || t.text === 'bit')) || (t.kind === 'string' && t.text === 'stdgates.inc')) ? 3 : 2;
@@ -65,7 +43,7 @@ class Parser extends ExprParser {
     return [this.statement()];
   }
 
-  statement(): Stmt {
+  override statement(): Stmt {
     const t = this.peek();
     const pos: Pos = { line: t.line, column: t.column };
     if (t.kind === 'op' && t.text === '#') throw errorAt(t, 'pragmas are not supported');
@@ -75,8 +53,7 @@ class Parser extends ExprParser {
     const word = t.text;
     if (word === 'OPENQASM') throw errorAt(t, 'the OPENQASM version must be the first statement');
     if (word === 'pragma') throw errorAt(t, 'pragmas are not supported');
-    const unsupported = UNSUPPORTED[word];
-    if (unsupported) throw errorAt(t, `${unsupported} are not supported`);
+    rejectUnsupported(t);
     switch (word) {
       case 'include': {
         this.next();
@@ -86,51 +63,14 @@ class Parser extends ExprParser {
         return { k: 'include', path: s.text, pos };
       }
       case 'qreg':
-      case 'creg': {
-        this.next();
-        const name = this.ident('a register name').text;
-        let size: Expr | undefined;
-        if (this.accept('[')) {
-          size = this.expr();
-          this.expect(']');
-        } else if (this.version === 2) throw errorAt(this.peek(), "expected '[' and a register size");
-        this.expect(';');
-        return word === 'qreg' ? { k: 'qdecl', name, size, pos } : { k: 'cdecl', name, size, pos };
-      }
+      case 'creg':
+        return this.registerDecl(word, pos);
       case 'qubit':
-      case 'bit': {
-        this.next();
-        let size: Expr | undefined;
-        if (this.accept('[')) {
-          size = this.expr();
-          this.expect(']');
-        }
-        const name = this.ident('a register name').text;
-        if (word === 'qubit') {
-          this.expect(';');
-          return { k: 'qdecl', name, size, pos };
-        }
-        let init: Ref | undefined;
-        if (this.accept('=')) {
-          this.expect('measure', "'measure' (a bit can only be initialised by a measurement)");
-          init = this.ref();
-        }
-        this.expect(';');
-        return { k: 'cdecl', name, size, init, pos };
-      }
+      case 'bit':
+        return this.typedRegisterDecl(word, pos);
       case 'const':
-      case 'input': {
-        this.next();
-        const type = this.typeName();
-        const name = this.ident().text;
-        let init: Expr | undefined;
-        if (word === 'const') {
-          this.expect('=', "'=' and a value (a const needs a value)");
-          init = this.expr();
-        }
-        this.expect(';');
-        return { k: 'vdecl', name, type, isConst: word === 'const', isInput: word === 'input', init, pos };
-      }
+      case 'input':
+        return this.constOrInputDecl(word, pos);
       case 'gate':
       case 'opaque':
         return this.gateDef(word, pos);
@@ -185,18 +125,9 @@ class Parser extends ExprParser {
       default:
         break;
     }
-    if (CLASSICAL_TYPES.has(word)) {
-      const type = this.typeName();
-      const name = this.ident().text;
-      let init: Expr | undefined;
-      if (this.accept('=')) init = this.expr();
-      this.expect(';');
-      return { k: 'vdecl', name, type, isConst: false, isInput: false, init, pos };
-    }
-    if (MODIFIERS.has(word) && (this.is('@', 1) || this.is('(', 1))) {
-      // `pow(2) @ x` and `ctrl(2) @ x` start with a modifier; `ctrl` alone could be a gate name.
-      if (this.is('@', 1) || this.looksLikeModifier()) return this.gateCall(pos);
-    }
+    if (CLASSICAL_TYPES.has(word)) return this.variableDecl(pos);
+    // `pow(2) @ x` and `ctrl(2) @ x` start with a modifier; `ctrl` alone could be a gate name.
+    if (this.atModifier()) return this.gateCall(pos);
     // An identifier followed by `=` or `[...] =` is an assignment; otherwise a gate call.
     if (this.is('=', 1) || /^[-+*/%^&|]=|^(<<|>>|\*\*)=$/.test(this.peek(1).text) || this.isIndexedAssignment()) {
       const target = this.ref();
@@ -214,113 +145,12 @@ class Parser extends ExprParser {
     return this.gateCall(pos);
   }
 
-  private looksLikeModifier(): boolean {
-    // Scan past a parenthesised argument to see whether `@` follows.
-    let depth = 0;
-    for (let o = 1; o < 256; o++) {
-      const t = this.peek(o);
-      if (t.kind === 'eof') return false;
-      if (t.text === '(') depth++;
-      else if (t.text === ')') {
-        depth--;
-        if (depth === 0) return this.is('@', o + 1);
-      }
-    }
-    return false;
-  }
-
   private isIndexedAssignment(): boolean {
     if (!this.is('[', 1)) return false;
-    let depth = 0;
-    for (let o = 1; o < 256; o++) {
-      const t = this.peek(o);
-      if (t.kind === 'eof') return false;
-      if (t.text === '[') depth++;
-      else if (t.text === ']') {
-        depth--;
-        if (depth === 0) {
-          const n = this.peek(o + 1).text;
-          return n === '=' || (n.length >= 2 && n.endsWith('=') && n !== '==' && n !== '!=' && n !== '<=' && n !== '>=');
-        }
-      }
-    }
-    return false;
-  }
-
-  private typeName(): string {
-    const t = this.ident('a type');
-    if (UNSUPPORTED[t.text]) throw errorAt(t, `${UNSUPPORTED[t.text]} are not supported`);
-    if (!CLASSICAL_TYPES.has(t.text) && t.text !== 'bit') throw errorAt(t, `expected a classical type (int, uint, float, angle, bool), found '${t.text}'`);
-    if (this.accept('[')) {
-      this.expr();
-      this.expect(']');
-    }
-    return t.text;
-  }
-
-  private gateDef(word: 'gate' | 'opaque', pos: Pos): Stmt {
-    this.next();
-    const name = this.ident('a gate name').text;
-    const params: string[] = [];
-    if (this.accept('(')) {
-      if (!this.is(')')) {
-        do params.push(this.ident('a parameter name').text);
-        while (this.accept(','));
-      }
-      this.expect(')');
-    }
-    const qubits: string[] = [];
-    do qubits.push(this.ident('a qubit argument name').text);
-    while (this.accept(','));
-    if (word === 'opaque') {
-      this.expect(';');
-      return { k: 'opaque', name, params, qubits, pos };
-    }
-    this.expect('{', "'{' to start the gate body");
-    const body: Stmt[] = [];
-    while (!this.is('}')) {
-      if (this.peek().kind === 'eof') throw errorAt(this.peek(), "expected '}' to end the gate body");
-      body.push(this.statement());
-    }
-    this.next();
-    return { k: 'gatedef', name, params, qubits, body, pos };
-  }
-
-  private gateCall(pos: Pos): Stmt {
-    const mods: Modifier[] = [];
-    while (MODIFIERS.has(this.peek().text) && (this.is('@', 1) || (this.is('(', 1) && this.looksLikeModifier()))) {
-      const m = this.next();
-      const mpos = { line: m.line, column: m.column };
-      let arg: Expr | undefined;
-      if (this.accept('(')) {
-        arg = this.expr();
-        this.expect(')');
-      }
-      this.expect('@');
-      if (m.text === 'inv') {
-        if (arg) throw errorAt(m, "'inv' takes no argument");
-        mods.push({ k: 'inv', pos: mpos });
-      } else if (m.text === 'pow') {
-        if (!arg) throw errorAt(m, "expected '(' and an exponent after 'pow'");
-        mods.push({ k: 'pow', e: arg, pos: mpos });
-      } else mods.push({ k: m.text as 'ctrl' | 'negctrl', n: arg, pos: mpos });
-    }
-    const nameTok = this.ident('a gate name');
-    const params: Expr[] = [];
-    if (this.accept('(')) {
-      if (!this.is(')')) {
-        do params.push(this.expr());
-        while (this.accept(','));
-      }
-      this.expect(')');
-    }
-    const args: Ref[] = [];
-    if (!this.is(';')) {
-      do args.push(this.ref());
-      while (this.accept(','));
-    }
-    this.expect(';', "';' after the gate's qubit arguments");
-    return { k: 'call', name: nameTok.text, mods, params, args, pos };
+    const after = this.afterGroup('[', ']');
+    if (after < 0) return false;
+    const n = this.peek(after).text;
+    return n === '=' || (n.length >= 2 && n.endsWith('=') && n !== '==' && n !== '!=' && n !== '<=' && n !== '>=');
   }
 }
 

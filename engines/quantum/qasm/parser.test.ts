@@ -106,3 +106,9 @@ test('for loops with a step and register conditions with else expand to conditio
   const hz = c.ops.filter((o) => o.kind === 'gate' && (o.name === 'h' || o.name === 'z'));
   assert.deepEqual(hz.map((o) => (o.kind === 'gate' ? [o.name, o.condition?.value] : [])), [['h', 2], ['z', 0], ['z', 1], ['z', 3]]);
 });
+
+test('gates and registers may be named like built-in object properties', () => {
+  const c = parseQasm('OPENQASM 3; include "stdgates.inc"; gate toString a { x a; } gate constructor a { h a; } qubit[1] q; toString q[0]; constructor q[0];');
+  assert.equal(c.ops.length, 2);
+  assert.throws(() => parseQasm('OPENQASM 3; qubit[1] q; while (true) { }'), /while loops are not supported/);
+});

@@ -5,7 +5,7 @@
 import { errorAt } from './errors.ts';
 import type { Token } from './lexer.ts';
 
-const UNSUPPORTED: Record<string, string> = {
+const UNSUPPORTED = new Map<string, string>(Object.entries({
   def: 'subroutine definitions (def)',
   defcal: 'calibration definitions (defcal)',
   cal: 'calibration blocks (cal)',
@@ -26,10 +26,11 @@ const UNSUPPORTED: Record<string, string> = {
   end: 'end',
   output: 'output declarations',
   durationof: 'durationof',
-};
+}));
 
 /** Throws when the token starts a statement or type that the subset does not support. */
 export function rejectUnsupported(t: Token): void {
-  const what = UNSUPPORTED[t.text];
+  // A Map, not an object: a gate named `toString` or `constructor` is no keyword.
+  const what = UNSUPPORTED.get(t.text);
   if (what) throw errorAt(t, `${what} are not supported`);
 }

@@ -46,10 +46,26 @@ export function superop(kraus: Float64Array[], k: number): Float64Array {
   return s;
 }
 
-/** ρ → Σ K ρ K† for Kraus operators on `qubits`. */
-export function applyChannelDM(rho: Float64Array, n: number, qubits: number[], kraus: Float64Array[]): void {
-  const s = superop(kraus, qubits.length);
+/** ρ → Σ K ρ K† for Kraus operators on `qubits` (or their superoperator, when given). */
+export function applyChannelDM(rho: Float64Array, n: number, qubits: number[], kraus: Float64Array[] | { superop: Float64Array }): void {
+  const s = 'superop' in kraus ? kraus.superop : superop(kraus, qubits.length);
   applyOn(rho, [...qubits, ...qubits.map((q) => q + n)], s);
+}
+
+const superops = new Map<string, Float64Array>();
+
+/**
+ * The superoperator of a channel named by `key`, built once: a noise model applies the same few
+ * channels after every gate, and building one costs more than applying it to a small ρ.
+ */
+export function cachedSuperop(key: string, kraus: () => Float64Array[], k: number): { superop: Float64Array } {
+  let s = superops.get(key);
+  if (!s) {
+    if (superops.size >= 256) superops.clear();
+    s = superop(kraus(), k);
+    superops.set(key, s);
+  }
+  return { superop: s };
 }
 
 const PAULI: Float64Array[] = [

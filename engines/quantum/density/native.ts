@@ -13,7 +13,7 @@ import { dampingParams, gateTimeNs, thermalKraus } from '../noise.ts';
 import { opMatrix } from '../qasm/modifiers.ts';
 import { simulationThreads } from '../statevector/native.ts';
 import { planNative } from '../statevector/native-plan.ts';
-import { conj, depolarizingKraus, superop } from './channels.ts';
+import { cachedSuperop, conj, depolarizingKraus, superop } from './channels.ts';
 
 /** The largest density matrix the native kernels take (4^14 amplitudes = 4 GiB). */
 export const MAX_NATIVE_DENSITY_QUBITS = 14;
@@ -28,8 +28,9 @@ const RESET = [ZERO, Float64Array.of(0, 0, 1, 0, 0, 0, 0, 0)];
 function vectorOps(c: Circuit, noise?: NoiseModel): Operation[] {
   const n = c.numQubits;
   const out: Operation[] = [];
-  const channel = (qubits: number[], kraus: Float64Array[]): void => {
-    out.push({ kind: 'unitary', label: 'channel', qubits: [...qubits, ...qubits.map((q) => q + n)], matrix: superop(kraus, qubits.length) });
+  const channel = (qubits: number[], kraus: Float64Array[] | { superop: Float64Array }): void => {
+    const matrix = 'superop' in kraus ? kraus.superop : superop(kraus, qubits.length);
+    out.push({ kind: 'unitary', label: 'channel', qubits: [...qubits, ...qubits.map((q) => q + n)], matrix });
   };
   for (const op of c.ops) {
     if (op.kind === 'barrier') continue;
@@ -52,13 +53,14 @@ function vectorOps(c: Circuit, noise?: NoiseModel): Operation[] {
     if (!noise) continue;
     const qs = op.qubits;
     if (qs.length === 1) {
-      if (noise.depol1 > 0) channel(qs, depolarizingKraus(noise.depol1, 1));
+      if (noise.depol1 > 0) channel(qs, cachedSuperop(`depol1 ${noise.depol1}`, () => depolarizingKraus(noise.depol1, 1), 1));
     } else if (noise.depol2 > 0) {
-      for (let j = 0; j + 1 < qs.length; j++) channel([qs[j]!, qs[j + 1]!], depolarizingKraus(noise.depol2, 2));
+      const s = cachedSuperop(`depol2 ${noise.depol2}`, () => depolarizingKraus(noise.depol2, 2), 2);
+      for (let j = 0; j + 1 < qs.length; j++) channel([qs[j]!, qs[j + 1]!], s);
     }
     const { gamma, lambda } = dampingParams(noise, gateTimeNs(noise, qs.length));
     if (gamma > 0 || lambda > 0) {
-      const k = thermalKraus(gamma, lambda);
+      const k = cachedSuperop(`thermal ${gamma} ${lambda}`, () => thermalKraus(gamma, lambda), 1);
       for (const q of qs) channel([q], k);
     }
   }

@@ -7,7 +7,7 @@ import type { Circuit, Condition, Operation } from '../circuit.ts';
 import { opMatrix } from '../qasm/modifiers.ts';
 import type { NoiseModel } from '../noise.ts';
 import { dampingParams, gateTimeNs, thermalKraus } from '../noise.ts';
-import { applyChannelDM, applyUnitaryDM, depolarizingKraus, diagonalOf, projectDM } from './channels.ts';
+import { applyChannelDM, applyUnitaryDM, cachedSuperop, depolarizingKraus, diagonalOf, projectDM } from './channels.ts';
 import { MAX_NATIVE_DENSITY_QUBITS, densityMatrixNative, nativeDensityAvailable } from './native.ts';
 
 /** The largest density matrix allocated (4^12 amplitudes = 256 MiB). */
@@ -34,14 +34,15 @@ export function zeroDM(n: number): Float64Array {
 /** Apply the noise that follows `op` on its qubits. */
 export function applyGateNoise(rho: Float64Array, n: number, qubits: number[], noise: NoiseModel): void {
   if (qubits.length === 1) {
-    if (noise.depol1 > 0) applyChannelDM(rho, n, qubits, depolarizingKraus(noise.depol1, 1));
+    if (noise.depol1 > 0) applyChannelDM(rho, n, qubits, cachedSuperop(`depol1 ${noise.depol1}`, () => depolarizingKraus(noise.depol1, 1), 1));
   } else if (noise.depol2 > 0) {
     // Gates on three or more qubits get two-qubit depolarizing noise on each neighbouring pair.
-    for (let j = 0; j + 1 < qubits.length; j++) applyChannelDM(rho, n, [qubits[j]!, qubits[j + 1]!], depolarizingKraus(noise.depol2, 2));
+    const s = cachedSuperop(`depol2 ${noise.depol2}`, () => depolarizingKraus(noise.depol2, 2), 2);
+    for (let j = 0; j + 1 < qubits.length; j++) applyChannelDM(rho, n, [qubits[j]!, qubits[j + 1]!], s);
   }
   const { gamma, lambda } = dampingParams(noise, gateTimeNs(noise, qubits.length));
   if (gamma > 0 || lambda > 0) {
-    const k = thermalKraus(gamma, lambda);
+    const k = cachedSuperop(`thermal ${gamma} ${lambda}`, () => thermalKraus(gamma, lambda), 1);
     for (const q of qubits) applyChannelDM(rho, n, [q], k);
   }
 }

@@ -13,11 +13,20 @@ export function statevectorBytes(n: number): number {
   return 16 * 2 ** n;
 }
 
-/** Memory this process may use: the cgroup limit when there is one, else the machine's memory. */
+let memoryLimit: { bytes: number; at: number } | null = null;
+
+/**
+ * Memory this process may use: the cgroup limit when there is one, else the machine's memory.
+ * Read at most once a minute: finding the cgroup limit reads files, and small circuits are
+ * simulated thousands of times a second.
+ */
 export function memoryLimitBytes(): number {
+  const now = Date.now();
+  if (memoryLimit && now - memoryLimit.at < 60_000) return memoryLimit.bytes;
   const limit = process.constrainedMemory?.() ?? 0;
   const total = totalmem();
-  return limit > 0 && limit < total ? limit : total;
+  memoryLimit = { bytes: limit > 0 && limit < total ? limit : total, at: now };
+  return memoryLimit.bytes;
 }
 
 /** Throws a clear error, before anything is allocated, when n qubits cannot be simulated as a statevector here. */

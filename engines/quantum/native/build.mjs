@@ -2,7 +2,7 @@
 // without them (a JavaScript implementation of the same kernels), so a machine with no C++
 // compiler still installs; LATTICE_NATIVE_REQUIRED=1 makes a failed build fail the install.
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -42,8 +42,28 @@ if (!gyp) {
 const args = [gyp, 'rebuild', '--release', ...(dir ? [`--nodedir=${dir}`] : [])];
 const r = spawnSync(process.execPath, args, { cwd: here, stdio: ['ignore', 'pipe', 'pipe'], encoding: 'utf8' });
 if (r.status === 0) {
+  recordCpu();
   console.log('lattice: native statevector kernels built');
   process.exit(0);
 }
 console.log(`lattice: building the native statevector kernels failed; the JavaScript kernels will be used\n${(r.stderr || '').split('\n').slice(-15).join('\n')}`);
 process.exit(required ? 1 : 0);
+
+/**
+ * The kernels are compiled for this CPU (-march=native). Record its instruction-set
+ * extensions beside the binary, so that a copy of node_modules moved to an older CPU falls
+ * back to the JavaScript kernels instead of dying on an illegal instruction.
+ */
+function recordCpu() {
+  const flags = cpuFlags();
+  if (flags) writeFileSync(join(here, 'build/Release/cpu-flags.json'), JSON.stringify({ arch: process.arch, flags }) + '\n');
+}
+
+function cpuFlags() {
+  try {
+    const line = readFileSync('/proc/cpuinfo', 'utf8').split('\n').find((l) => /^flags\s*:/.test(l));
+    return line ? line.split(':')[1].trim().split(/\s+/).filter((f) => /^(sse|ssse3|avx|fma|bmi|f16c|popcnt|movbe|abm|adx|vaes|vpclmulqdq|gfni)/.test(f)) : null;
+  } catch {
+    return null;
+  }
+}

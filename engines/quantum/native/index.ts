@@ -2,7 +2,7 @@
  * The native statevector kernels (C++, built at install by build.mjs), or null when they are
  * not built or are switched off with LATTICE_NATIVE=0; callers then use the JavaScript kernels.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 
@@ -32,10 +32,33 @@ export function nativeStatevector(): NativeStatevector | null {
   if (process.env.LATTICE_NATIVE === '0') return loaded;
   const file = fileURLToPath(new URL('./build/Release/lattice_statevector.node', import.meta.url));
   if (!existsSync(file)) return loaded;
+  const missing = missingCpuFeatures(fileURLToPath(new URL('./build/Release/cpu-flags.json', import.meta.url)));
+  if (missing.length > 0) {
+    process.emitWarning(`the native statevector kernels were built for a CPU with ${missing.join(', ')}, which this one lacks; using the JavaScript kernels (run npm rebuild to build them here)`);
+    return loaded;
+  }
   try {
     loaded = createRequire(import.meta.url)(file) as NativeStatevector;
   } catch {
     loaded = null;
   }
   return loaded;
+}
+
+/**
+ * Instruction-set extensions the kernels were compiled for (recorded by build.mjs) that this
+ * CPU does not have. Loading such a binary would end the process on an illegal instruction.
+ */
+export function missingCpuFeatures(recordFile: string, cpuinfo = '/proc/cpuinfo'): string[] {
+  if (!existsSync(recordFile) || !existsSync(cpuinfo)) return [];
+  try {
+    const built = JSON.parse(readFileSync(recordFile, 'utf8')) as { arch?: string; flags?: string[] };
+    if (built.arch && built.arch !== process.arch) return [`arch ${built.arch}`];
+    const line = readFileSync(cpuinfo, 'utf8').split('\n').find((l) => /^flags\s*:/.test(l));
+    if (!line) return [];
+    const here = new Set(line.split(':')[1]!.trim().split(/\s+/));
+    return (built.flags ?? []).filter((f) => !here.has(f));
+  } catch {
+    return [];
+  }
 }

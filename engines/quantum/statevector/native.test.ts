@@ -4,7 +4,11 @@ import type { Circuit, Operation } from '../circuit.ts';
 import { emptyCircuit } from '../circuit.ts';
 import { ghzCircuit, qftCircuit, randomLayeredCircuit } from '../circuits.ts';
 import { gateMatrix } from '../gates.ts';
-import { nativeStatevector } from '../native/index.ts';
+import { missingCpuFeatures, nativeStatevector } from '../native/index.ts';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Rng, sampleFromState } from '../sampling.ts';
 import { run } from '../run.ts';
 import { compile } from './fusion.ts';
@@ -138,4 +142,32 @@ test('a 29-qubit state lives in native memory: sampled, summarised and freed the
   const big = native!.allocState(29);
   native!.freeState(big);
   assert.throws(() => native!.marginal(big, 29, Int32Array.of(0), new Float64Array(2)), /freed/);
+});
+
+test('a binary built for CPU features this machine lacks is not loaded', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'lattice-cpu-'));
+  const cpuinfo = join(dir, 'cpuinfo');
+  writeFileSync(cpuinfo, 'processor\t: 0\nflags\t\t: fpu sse sse2 avx avx2 fma\n');
+  const record = join(dir, 'cpu-flags.json');
+  writeFileSync(record, JSON.stringify({ arch: process.arch, flags: ['sse2', 'avx2', 'avx512f', 'avx512bw'] }));
+  assert.deepEqual(missingCpuFeatures(record, cpuinfo), ['avx512f', 'avx512bw']);
+  writeFileSync(record, JSON.stringify({ arch: process.arch, flags: ['sse2', 'avx2'] }));
+  assert.deepEqual(missingCpuFeatures(record, cpuinfo), []);
+  writeFileSync(record, JSON.stringify({ arch: 'an-other-arch', flags: [] }));
+  assert.deepEqual(missingCpuFeatures(record, cpuinfo), ['arch an-other-arch']);
+  assert.deepEqual(missingCpuFeatures(join(dir, 'absent.json'), cpuinfo), [], 'no record: nothing to compare');
+});
+
+test('with the native kernels switched off the command line gives the same counts from the JavaScript kernels', { skip }, () => {
+  const dir = mkdtempSync(join(tmpdir(), 'lattice-native-'));
+  const file = join(dir, 'c.qasm');
+  let src = 'OPENQASM 2.0;\ninclude "qelib1.inc";\nqreg q[12];\ncreg c[12];\n';
+  for (let i = 0; i < 12; i++) src += `u3(${0.3 * i},${0.2 * i},0.1) q[${i}];\n`;
+  for (let i = 0; i < 11; i++) src += `cx q[${i}],q[${i + 1}];\n`;
+  src += 'measure q -> c;\n';
+  writeFileSync(file, src);
+  const bin = new URL('../../../bin/lattice.mjs', import.meta.url).pathname;
+  const runWith = (env: Record<string, string>): unknown =>
+    JSON.parse(execFileSync(process.execPath, [bin, 'circuit', 'run', file, '--shots', '4000', '--seed', '9', '--json'], { env: { ...process.env, ...env }, encoding: 'utf8' })).counts;
+  assert.deepEqual(runWith({ LATTICE_NATIVE: '0' }), runWith({}));
 });

@@ -126,6 +126,17 @@ test('mid-circuit measurements and conditions are proven with the measurements d
   assert.match(checkEquivalence(reset, reset).reason ?? '', /reset/);
 });
 
+test('a conditioned gate\'s global phase is unobservable: if (c) u1 and if (c) rz are one gate, a changed angle is not', () => {
+  const measure = (qubit: number, clbit: number): Operation => ({ kind: 'measure', qubit, clbit });
+  const iff = (g: GateOp): GateOp => ({ ...g, condition: { clbits: [0], value: 1 } });
+  const withGate = (g: GateOp): Circuit => circuit(2, [gate('h', [0]), measure(0, 0), gate('h', [1]), iff(g), gate('h', [1]), measure(1, 1)], 2);
+  const u1 = withGate(gate('u1', [1], [Math.PI / 2]));
+  assert.equal(checkEquivalence(u1, withGate(gate('rz', [1], [Math.PI / 2]))).verdict, 'equivalent');
+  assert.equal(checkEquivalence(u1, withGate(gate('p', [1], [Math.PI / 2]))).verdict, 'equivalent');
+  assert.notEqual(checkEquivalence(u1, withGate(gate('rz', [1], [Math.PI / 2 + 0.1]))).verdict, 'equivalent');
+  assert.notEqual(checkEquivalence(u1, withGate(gate('rx', [1], [Math.PI / 2]))).verdict, 'equivalent');
+});
+
 test('a diagram that outgrows its node budget is inconclusive, not a hang', () => {
   const c = randomCircuit(10, 200, 5, { names: ['h', 'cx', 'u3', 't'] });
   const other = randomCircuit(10, 200, 6, { names: ['h', 'cx', 'u3', 't'] });

@@ -61,7 +61,32 @@ function gatesOf(ir: Ir, at: (q: number) => number, line?: (clbit: number) => nu
       continue;
     }
     const zeros = op.cond.clbits.filter((_, i) => !((op.cond as { value: number }).value & (1 << i))).map(line);
-    out.push(...zeros.map(flip), { ...g, controls: [...g.controls, ...op.cond.clbits.map(line)] }, ...zeros.map(flip));
+    out.push(...zeros.map(flip), { ...g, m: canonicalPhase(g.m), controls: [...g.controls, ...op.cond.clbits.map(line)] }, ...zeros.map(flip));
+  }
+  return out;
+}
+
+/**
+ * A conditioned gate's matrix with its global phase fixed (its first largest entry made real
+ * and positive). Whether a classically conditioned gate runs is decided by a measured bit, so
+ * its global phase is a global phase of that run and unobservable; compilers drop it (u1 under
+ * a condition becomes rz). On the deferred-measurement lines it would be a relative phase, so
+ * both circuits get the same convention: physically nothing changes, and `if (c) u1(λ)` and
+ * `if (c) rz(λ)` become one gate.
+ */
+function canonicalPhase(m: Float64Array): Float64Array {
+  let best = 0;
+  for (let i = 0; i < m.length; i += 2) best = Math.max(best, Math.hypot(m[i]!, m[i + 1]!));
+  let at = 0;
+  while (at < m.length && Math.hypot(m[at]!, m[at + 1]!) < best - 1e-12) at += 2;
+  const phi = Math.atan2(m[at + 1]!, m[at]!);
+  if (phi === 0) return m;
+  const c = Math.cos(phi);
+  const s = -Math.sin(phi);
+  const out = new Float64Array(m.length);
+  for (let i = 0; i < m.length; i += 2) {
+    out[i] = m[i]! * c - m[i + 1]! * s;
+    out[i + 1] = m[i]! * s + m[i + 1]! * c;
   }
   return out;
 }

@@ -2,8 +2,8 @@
  * Turns an (original, optimized) pair into what the diagram checker multiplies: both gate
  * lists on the same compacted physical qubits, the original moved by the initial layout and
  * followed by the SWAPs that carry each logical qubit to its final position, and the
- * levels that start in |0>: ancilla qubits and, when measurements are not all final, one
- * line per classical bit that each measurement is copied onto (deferred measurement).
+ * levels that start in |0>: ancilla qubits and, when measurements are not all final, the
+ * lines of deferred measurement (one per write of a classical bit, one per reset).
  */
 import type { Circuit } from '../circuit.ts';
 import { splitTerminalMeasures } from '../optimizer/equivalence.ts';
@@ -40,30 +40,81 @@ const cx = (c: number, t: number): Gate => ({ targets: [t], controls: [c], m: X 
 const flip = (q: number): Gate => ({ targets: [q], controls: [], m: X });
 
 /**
- * The gates of a lowered circuit on diagram levels. With `line` (deferred measurement), a
- * measurement copies its qubit onto the line of its classical bit, and a condition becomes
- * controls on those lines (a 0 bit is a control between two X).
+ * Where deferred measurements and resets put their qubits: one line per write of a classical
+ * bit (write k of bit b goes to line (b, k); line (b, 0) is the bit before any write, 0) and
+ * one garbage line per reset, in program order. Both circuits number their lines the same way,
+ * so equal circuits leave equal contents on every line; the lines start in |0>.
  */
-function gatesOf(ir: Ir, at: (q: number) => number, line?: (clbit: number) => number): Gate[] {
+export interface Lines {
+  /** The line that write number `k` (from 1) of classical bit `b` goes to; k = 0: the unwritten bit. */
+  bit(b: number, k: number): number;
+  /** The garbage line that reset number `r` (from 0) swaps its qubit into. */
+  reset(r: number): number;
+}
+
+/**
+ * The gates of a lowered circuit on diagram levels. With `lines` (deferred measurement), a
+ * measurement copies its qubit onto a fresh line of its classical bit, a reset swaps its qubit
+ * with a fresh garbage line in |0>, and a condition becomes controls on the bits' current
+ * lines (a 0 bit is a control between two X).
+ */
+function gatesOf(ir: Ir, at: (q: number) => number, lines?: Lines): Gate[] {
   const out: Gate[] = [];
+  const writes = new Map<number, number>();
+  let resets = 0;
+  const current = (b: number): number => lines!.bit(b, writes.get(b) ?? 0);
   for (const op of ir.ops) {
     if (op.k === 'op') {
-      if (op.op.kind === 'barrier') continue;
-      if (op.op.kind === 'measure' && line && !op.op.condition) out.push(cx(at(op.op.qubit), line(op.op.clbit)));
-      else throw new Error(`a ${op.op.condition ? 'conditioned ' : ''}${op.op.kind} cannot be deferred`);
+      const o = op.op;
+      if (o.kind === 'barrier') continue;
+      if (!lines || ('condition' in o && o.condition)) throw new Error(`a ${'condition' in o && o.condition ? 'conditioned ' : ''}${o.kind} cannot be deferred`);
+      if (o.kind === 'measure') {
+        const k = (writes.get(o.clbit) ?? 0) + 1;
+        writes.set(o.clbit, k);
+        out.push(cx(at(o.qubit), lines.bit(o.clbit, k)));
+      } else if (o.kind === 'reset') out.push(...swap(at(o.qubit), lines.reset(resets++)));
+      else throw new Error(`a ${o.kind} cannot be deferred`);
       continue;
     }
     const g: Gate = op.k === 'u' ? { targets: [at(op.q)], controls: [], m: op.m }
       : op.k === 'cx' ? cx(at(op.c), at(op.t))
       : { targets: op.q.map(at), controls: [], m: op.m };
-    if (!op.cond || !line) {
+    if (!op.cond || !lines) {
       out.push(g);
       continue;
     }
-    const zeros = op.cond.clbits.filter((_, i) => !((op.cond as { value: number }).value & (1 << i))).map(line);
-    out.push(...zeros.map(flip), { ...g, m: canonicalPhase(g.m), controls: [...g.controls, ...op.cond.clbits.map(line)] }, ...zeros.map(flip));
+    const cond = op.cond;
+    const zeros = cond.clbits.filter((_, i) => !(cond.value & (1 << i))).map(current);
+    out.push(...zeros.map(flip), { ...g, m: canonicalPhase(g.m), controls: [...g.controls, ...cond.clbits.map(current)] }, ...zeros.map(flip));
   }
   return out;
+}
+
+/** How many times each classical bit is written, and how many resets there are. */
+function tally(c: Circuit): { writes: Map<number, number>; resets: number } {
+  const writes = new Map<number, number>();
+  let resets = 0;
+  for (const op of c.ops) {
+    if (op.kind === 'measure') writes.set(op.clbit, (writes.get(op.clbit) ?? 0) + 1);
+    if (op.kind === 'reset') resets++;
+  }
+  return { writes, resets };
+}
+
+/** Lines for both circuits, from `first` on: enough for the larger count of each kind. */
+function allocateLines(a: Circuit, b: Circuit, first: number): { lines: Lines; count: number } {
+  const ta = tally(a);
+  const tb = tally(b);
+  const bits = Math.max(a.numClbits, b.numClbits);
+  const base: number[] = [];
+  let next = first;
+  for (let bit = 0; bit < bits; bit++) {
+    base.push(next);
+    next += 1 + Math.max(ta.writes.get(bit) ?? 0, tb.writes.get(bit) ?? 0);
+  }
+  const resetBase = next;
+  next += Math.max(ta.resets, tb.resets);
+  return { lines: { bit: (bit, k) => base[bit]! + k, reset: (r) => resetBase + r }, count: next - first };
 }
 
 /**
@@ -93,25 +144,10 @@ function canonicalPhase(m: Float64Array): Float64Array {
 
 const swap = (a: number, b: number): Gate[] => [cx(a, b), cx(b, a), cx(a, b)];
 
-/** Whether each classical bit is written at most once and no qubit is reset (deferral is exact then). */
-function deferrable(c: Circuit): boolean {
-  const written = new Set<number>();
-  for (const op of c.ops) {
-    if (op.kind === 'reset') return false;
-    if (op.kind !== 'measure') continue;
-    if (written.has(op.clbit)) return false;
-    written.add(op.clbit);
-  }
-  return true;
-}
-
 export function prepare(original: Circuit, optimized: Circuit, o: LayoutOptions): Preparation {
   const a = splitTerminalMeasures(original);
   const b = splitTerminalMeasures(optimized);
   const deferred = !a || !b;
-  if (deferred && !(deferrable(original) && deferrable(optimized))) {
-    return { ok: false, verdict: 'inconclusive', reason: 'reset, or a classical bit measured twice (measurements are deferred only when each bit is written once)' };
-  }
   const n = original.numQubits;
   const init = [...Array(n).keys()].map((l) => o.initialLayout?.[l] ?? l);
   const fin = [...Array(n).keys()].map((l) => o.qubitMapping?.[l] ?? l);
@@ -131,14 +167,14 @@ export function prepare(original: Circuit, optimized: Circuit, o: LayoutOptions)
       return { ok: false, verdict: 'not_equivalent', reason: 'the final measurements do not read the same qubits into the same bits after the mapping' };
     }
   }
-  const line = deferred ? (clbit: number): number => physical + clbit : undefined;
+  const deferral = deferred ? allocateLines(original, optimized, physical) : null;
   const irA = unroll(deferred ? original : a.unitary, o.fallback);
   const irB = unroll(deferred ? optimized : b.unitary, o.fallback);
   let orig: Gate[];
   let opt: Gate[];
   try {
-    orig = gatesOf(irA, (l) => start[l], line);
-    opt = gatesOf(irB, at, line);
+    orig = gatesOf(irA, (l) => start[l], deferral?.lines);
+    opt = gatesOf(irB, at, deferral?.lines);
   } catch (err) {
     return { ok: false, verdict: 'inconclusive', reason: (err as Error).message };
   }
@@ -158,7 +194,7 @@ export function prepare(original: Circuit, optimized: Circuit, o: LayoutOptions)
     pos[l] = to;
     holder.set(to, l);
   }
-  const width = physical + (deferred ? Math.max(original.numClbits, optimized.numClbits) : 0);
+  const width = physical + (deferral?.count ?? 0);
   return {
     ok: true,
     p: {

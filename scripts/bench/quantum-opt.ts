@@ -13,14 +13,14 @@ import { fileURLToPath } from 'node:url';
 import { gateMatrix } from '../../engines/quantum/gates.ts';
 import { parseQasm } from '../../engines/quantum/qasm/index.ts';
 import type { Circuit } from '../../engines/quantum/circuit.ts';
-import { equivalenceError, splitTerminalMeasures } from '../../engines/quantum/optimizer/equivalence.ts';
+import { equivalenceError, maxCheckQubits, splitTerminalMeasures } from '../../engines/quantum/optimizer/equivalence.ts';
 import { counts, optimize } from '../../engines/quantum/optimizer/index.ts';
 import { sparseCheck } from '../../engines/quantum/optimizer/sparse.ts';
 import { getBackend } from '../../engines/quantum/backends.ts';
 import { checkEquivalence, type DdCheckResult } from '../../engines/quantum/verify/equivalence.ts';
 
 const FIXTURES = fileURLToPath(new URL('../../../shared/fixtures/', import.meta.url));
-const CHECK_QUBITS = 18;
+const CHECK_QUBITS = maxCheckQubits();
 const LEVELS = [0, 1, 2, 3] as const;
 
 function fallback(name: string, params: number[]): Float64Array | null {

@@ -9,6 +9,15 @@ import type { Circuit } from '../circuit.ts';
 import type { Ir } from './ir.ts';
 import { inner, randomProductState, rng, run, type State } from './sim.ts';
 import { unroll, type MatrixFallback } from './unroll.ts';
+import { WIDE_CHECK_QUBITS, wideCheckAvailable, wideStateError } from './equivalence-wide.ts';
+
+/** Widest circuit the gate-by-gate JavaScript simulation checks; wider ones run on the native kernels. */
+const JS_CHECK_QUBITS = 18;
+
+/** Widest circuit equivalenceError can check here. */
+export function maxCheckQubits(): number {
+  return wideCheckAvailable() ? WIDE_CHECK_QUBITS : JS_CHECK_QUBITS;
+}
 
 /** Places a logical state of n qubits onto N physical qubits: logical l sits on layout[l]. */
 function place(state: State, n: number, N: number, layout: number[]): State {
@@ -125,6 +134,12 @@ export function equivalenceError(original: Circuit, routed: Circuit, options: Eq
   const ident = [...Array(n).keys()];
   const init = ident.map((l) => o.initialLayout?.[l] ?? l);
   const fin = ident.map((l) => o.qubitMapping?.[l] ?? l);
+  if (N > JS_CHECK_QUBITS && wideCheckAvailable()) {
+    const err = wideStateError(a.unitary, b.unitary, init, fin, o.seed ?? 1, o.ignoreGlobalPhase === true);
+    // The states agree; the final measurements must then read the mapped qubits into the same bits.
+    const key = (ms: Terminal['measures'], at: (q: number) => number): string => ms.map((m) => `${at(m.qubit)}:${m.clbit}`).sort().join();
+    return err + (key(a.measures, (q) => fin[q]!) === key(b.measures, (q) => q) ? 0 : 1);
+  }
   const ref = reference(original, a.unitary, o.seed ?? 1, o.fallback);
   const before: Ir = unroll(b.unitary, o.fallback);
   const actual = run(before, place(ref.psi, n, N, init));

@@ -124,6 +124,9 @@ test('the native program is validated before it runs', { skip }, () => {
   assert.throws(() => native!.run(st, 4, Int32Array.of(1, 2, 0, 0, 1), new Float64Array(0), 1), /bad local qubit/);
   assert.throws(() => native!.run(st, 5, Int32Array.of(0), new Float64Array(0), 1), /does not hold/);
   assert.throws(() => native!.run(st, 4, Int32Array.of(1, 1, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0), new Float64Array(0), 1), /truncated/);
+  // One pass (4 local bits), one X on local bit 3 controlled by local bit 3.
+  const controlOnTarget = Int32Array.of(1, 4, 0, 1, 2, 3, 1, 6, 8, 0, 3, 0, 0, 0, 0, 0, 0, 0, 0, 0);
+  assert.throws(() => native!.run(st, 4, controlOnTarget, new Float64Array(0), 1), /control is also a target/);
   assert.equal(st[0], 1, 'a rejected program changes nothing');
   assert.throws(() => native!.allocState(20), /29 to 34/);
 });

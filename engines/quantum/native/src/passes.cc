@@ -172,6 +172,17 @@ std::vector<Pass> decodeProgram(const int32_t* ints, size_t nInts, const double*
       if ((op.type == kDense2 || op.type == kSwap) && (!localOk(op.q0) || !localOk(op.q1) || op.q0 == op.q1)) throw std::runtime_error("bad targets");
       if (op.type == kDiag1Outer && (op.q0 < 0 || op.q0 >= n || ((seen >> op.q0) & 1))) throw std::runtime_error("bad outer qubit");
       if (op.type == kDenseK) for (int j = 0; j < op.k; j++) if (!localOk(op.qs[j])) throw std::runtime_error("bad targets");
+      // A control on a target bit would send the pair index past the chunk: refuse it.
+      uint32_t targets = 0;
+      if (op.type == kDense1 || op.type == kDiag1 || op.type == kX) targets = 1u << op.q0;
+      if (op.type == kDense2 || op.type == kSwap) targets = (1u << op.q0) | (1u << op.q1);
+      if (op.type == kDenseK) {
+        for (int j = 0; j < op.k; j++) {
+          if ((targets >> op.qs[j]) & 1u) throw std::runtime_error("repeated target");
+          targets |= 1u << op.qs[j];
+        }
+      }
+      if ((targets & op.localMask) != 0) throw std::runtime_error("a control is also a target");
       p.ops.push_back(op);
     }
   }

@@ -1,7 +1,8 @@
 /**
  * Licensing benchmark: requests per second and p99 latency of the validation routes of
  * variants A, B and C, each next to a trivial route of the same server measured in the same
- * run (ratio), and ML-DSA-65 sign and verify rates of both implementations.
+ * run (ratio), variant A also next to the platform's floor for a POST of the same body (an
+ * empty handler), and ML-DSA-65 sign and verify rates of both implementations.
  * The load comes from autocannon in a worker thread, 32 connections, 5 s per measurement.
  */
 import { ml_dsa65 } from '@noble/post-quantum/ml-dsa.js';
@@ -10,6 +11,7 @@ import { call, startTestService } from '../../platform/testing/harness.ts';
 import { licensingCService } from '../../services/licensing-c/service.ts';
 import { licensingService } from '../../services/licensing/service.ts';
 import { measure, row } from './lib/http-load.ts';
+import { startPostFloor } from './lib/post-floor.ts';
 
 function rate(label: string, n: number, fn: () => unknown): number {
   const t0 = performance.now();
@@ -65,9 +67,17 @@ export async function run(): Promise<void> {
     console.log('\n-- licensing (A and B on one server)');
     const trivialA = await measure({ url: `${a.url}/` });
     console.log(row('GET / (trivial route)', trivialA));
-    console.log(
-      row('A validate, same artifact', await measure({ url: `${a.url}/api/v1/v2/validate`, method: 'POST', headers: bearer, bodies: [JSON.stringify({ artifact_compact: one })] }), trivialA),
-    );
+    const sameBody = JSON.stringify({ artifact_compact: one });
+    const same = await measure({ url: `${a.url}/api/v1/v2/validate`, method: 'POST', headers: bearer, bodies: [sameBody] });
+    console.log(row('A validate, same artifact', same, trivialA));
+    const floor = await startPostFloor('artifact_compact');
+    try {
+      const floorResult = await measure({ url: floor.url, method: 'POST', bodies: [sameBody] });
+      console.log(row(`POST of the same ${(sameBody.length / 1024).toFixed(1)} KB body, empty handler`, floorResult, trivialA));
+      console.log(`   A validate (same artifact) vs that floor: ${(same.rps / floorResult.rps).toFixed(2)}x`);
+    } finally {
+      await floor.close();
+    }
     const distinctResult = await measure({
       url: `${a.url}/api/v1/v2/validate`,
       method: 'POST',

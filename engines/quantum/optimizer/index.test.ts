@@ -93,3 +93,25 @@ test('larger circuits (12 qubits, 300 gates) keep their output state on a 4x4 gr
     }
   }
 });
+
+test('routing keeps final measurements final, on the physical qubits where their logical qubits end', () => {
+  // Measure early qubits first so that a router taking measurements as they come would move them mid-circuit.
+  const line: Array<[number, number]> = [[0, 1], [1, 2], [2, 3], [3, 4], [4, 5]];
+  const c = randomCircuit(6, 60, 21);
+  c.numClbits = 6;
+  c.cregs = [{ name: 'c', size: 6, offset: 0 }];
+  const ops = [...c.ops];
+  c.ops = [{ kind: 'measure', qubit: 0, clbit: 0 }, ...ops.filter((o) => o.kind === 'gate' && !o.qubits.includes(0))];
+  for (let q = 1; q < 6; q++) c.ops.push({ kind: 'measure', qubit: q, clbit: q });
+  for (const level of [0, 3] as const) {
+    const r = optimize(c, { level, basisGates: ['cx', 'rz', 'sx', 'x'], couplingMap: line });
+    const measured = new Set<number>();
+    for (const op of r.circuit.ops) {
+      if (op.kind === 'measure') measured.add(op.qubit);
+      else if (op.kind === 'gate') assert.ok(!op.qubits.some((q) => measured.has(q)), `level ${level}: a gate acts on a measured qubit`);
+    }
+    const where = new Map(r.circuit.ops.flatMap((op) => (op.kind === 'measure' ? [[op.clbit, op.qubit] as const] : [])));
+    for (let l = 0; l < 6; l++) assert.equal(where.get(l), r.qubitMapping[l], `level ${level}: bit ${l} reads the qubit logical ${l} ends on`);
+    assert.ok(equivalenceError(c, r.circuit, { initialLayout: r.initialLayout, qubitMapping: r.qubitMapping }) < 1e-9);
+  }
+});

@@ -6,6 +6,7 @@
  *   const { circuit, metrics, qubitMapping } = optimize(parseQasm(text), { level: 2, basisGates: ['cx', 'rz', 'sx', 'x'] });
  */
 import type { Circuit } from '../circuit.ts';
+import { qubitsOf, type Ir, type IrOp } from './ir.ts';
 import { DEFAULT_BASIS, emit, parseBasis, type Basis } from './basis.ts';
 import type { Mat } from './complex.ts';
 import { synth1q } from './euler.ts';
@@ -92,6 +93,12 @@ function pipeline(input: Circuit, options: OptimizeOptions, level: number, basis
   let qregs = input.qregs;
   if (options.couplingMap) {
     const cm = couplingFrom(options.couplingMap);
+    // Final measurements wait for the end of routing: measured early, a qubit would still be
+    // swapped around as a dead passenger, and the output's measurements would no longer be
+    // final (so no statevector check could cover it). They are put back on the physical
+    // qubits where routing leaves their logical qubits.
+    const terminal = finalMeasures(ir);
+    if (terminal.length) ir = { ...ir, ops: ir.ops.filter((op) => !terminal.includes(op)) };
     const routed = layoutAndRoute(ir, cm, {
       preserveLayout: options.preserveLayout ?? false,
       iterations: level === 0 ? 0 : level >= 3 ? 3 : 1,
@@ -100,6 +107,11 @@ function pipeline(input: Circuit, options: OptimizeOptions, level: number, basis
     });
     ir = routed.ir;
     ({ initial, final, swaps } = routed);
+    for (const m of terminal) {
+      if (m.k !== 'op' || m.op.kind !== 'measure') continue;
+      const p = final[m.op.qubit]!;
+      ir.ops.push({ k: 'op', qs: [p], op: { ...m.op, qubit: p } });
+    }
     allowed = (c, t) => allowsCx(cm, c, t);
     qregs = cm.size ? [{ name: 'q', size: cm.size, offset: 0 }] : [];
     simplify(ir, level);
@@ -110,4 +122,25 @@ function pipeline(input: Circuit, options: OptimizeOptions, level: number, basis
   }
   const circuit = emit(ir, basis, { fuse: level >= 1, allowed, qregs, cregs: input.cregs, numClbits: input.numClbits });
   return { circuit, metrics: metrics(input, circuit), qubitMapping: toRecord(final), initialLayout: toRecord(initial), swaps };
+}
+
+/** The measurements after which nothing acts on their qubit or reads or writes their bit. */
+function finalMeasures(ir: Ir): IrOp[] {
+  const out: IrOp[] = [];
+  const laterQubits = new Set<number>();
+  const laterBits = new Set<number>();
+  for (let i = ir.ops.length - 1; i >= 0; i--) {
+    const op = ir.ops[i]!;
+    if (op.k === 'op' && op.op.kind === 'measure' && !op.op.condition && !laterQubits.has(op.op.qubit) && !laterBits.has(op.op.clbit)) {
+      out.push(op);
+      laterBits.add(op.op.clbit);
+      continue;
+    }
+    if (op.k === 'op' && op.op.kind === 'barrier') continue;
+    for (const q of qubitsOf(op)) laterQubits.add(q);
+    const cond = op.k === 'op' ? (op.op.kind !== 'barrier' ? op.op.condition : undefined) : op.cond;
+    for (const b of cond?.clbits ?? []) laterBits.add(b);
+    if (op.k === 'op' && op.op.kind === 'measure') laterBits.add(op.op.clbit);
+  }
+  return out.reverse();
 }

@@ -20,7 +20,7 @@ import { C_KEY_PREFIX, registerRegister } from './routes/register.ts';
 import { registerSdk } from './routes/sdk.ts';
 import { registerStats } from './routes/stats.ts';
 import { registerValidate } from './routes/validate.ts';
-import { loadSignatureSecret } from './secret.ts';
+import { loadSignatureSecret } from '../licensing/keys/secret.ts';
 
 async function build(ctx: ServiceContext, options: { prefix: string }): Promise<ServiceApp> {
   const app = await createServiceApp({
@@ -46,7 +46,7 @@ async function build(ctx: ServiceContext, options: { prefix: string }): Promise<
   const deps: CDeps = {
     ctx,
     prefix: options.prefix,
-    secret: await loadSignatureSecret(ctx.db),
+    secret: await loadSignatureSecret(ctx.db, 'licensing_c_secrets'),
     probe,
     bearerAuth: requireKey({
       db: ctx.db,

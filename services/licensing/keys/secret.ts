@@ -1,15 +1,17 @@
-/** The variant B quantum-signature secret: 32 random bytes made on first start and kept in the database. */
+/**
+ * The quantum-signature secret of licensing variants B and C: 32 random bytes made on first
+ * start and kept in the variant's own table.
+ */
 import { randomBytes } from 'node:crypto';
 import type { Sql } from '../../../platform/storage/database.ts';
 
 const NAME = 'quantum_signature';
 
-export async function loadSignatureSecret(db: Sql): Promise<Uint8Array> {
+export type SecretTable = 'licensing_b_secrets' | 'licensing_c_secrets';
+
+export async function loadSignatureSecret(db: Sql, table: SecretTable): Promise<Uint8Array> {
   // ON CONFLICT: when two processes start together, the first insert wins and both read it.
-  await db.query('INSERT INTO licensing_b_secrets (name, secret) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING', [
-    NAME,
-    randomBytes(32),
-  ]);
-  const [row] = await db.query<{ secret: Uint8Array }>('SELECT secret FROM licensing_b_secrets WHERE name = $1', [NAME]);
+  await db.query(`INSERT INTO ${table} (name, secret) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING`, [NAME, randomBytes(32)]);
+  const [row] = await db.query<{ secret: Uint8Array }>(`SELECT secret FROM ${table} WHERE name = $1`, [NAME]);
   return new Uint8Array(row!.secret);
 }

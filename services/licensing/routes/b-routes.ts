@@ -25,7 +25,7 @@ export async function registerVariantB(app: ServiceApp, deps: LicensingDeps, pre
   const probe = new QuantumProbe();
   // Probe once at start so the first /health answers from a real run.
   await probe.available();
-  const b: VariantBDeps = { ...deps, secret: await loadSignatureSecret(deps.ctx.db), probe };
+  const b: VariantBDeps = { ...deps, secret: await loadSignatureSecret(deps.ctx.db, 'licensing_b_secrets'), probe };
   registerRoot(app, prefix);
   registerHealth(app, b);
   registerPlans(app);

@@ -9,11 +9,11 @@
 import type { Circuit, Operation } from '../circuit.ts';
 import { nativeStatevector } from '../native/index.ts';
 import type { NoiseModel } from '../noise.ts';
-import { dampingParams, gateTimeNs, thermalKraus } from '../noise.ts';
 import { opMatrix } from '../qasm/modifiers.ts';
 import { simulationThreads } from '../statevector/native.ts';
 import { planNative } from '../statevector/native-plan.ts';
-import { cachedSuperop, conj, depolarizingKraus, superop } from './channels.ts';
+import { conj, superop } from './channels.ts';
+import { gateNoiseChannels } from './gate-noise.ts';
 
 /** The largest density matrix the native kernels take (4^14 amplitudes = 4 GiB). */
 export const MAX_NATIVE_DENSITY_QUBITS = 14;
@@ -43,26 +43,14 @@ function vectorOps(c: Circuit, noise?: NoiseModel): Operation[] {
       channel([op.qubit], RESET);
       continue;
     }
-    if (op.kind === 'gate' && op.name === 'id') {
-      // An identity still takes time: its noise applies.
-    } else {
+    // An identity applies nothing, but it takes time: its noise below still applies.
+    if (!(op.kind === 'gate' && op.name === 'id')) {
       const u = op.kind === 'gate' ? opMatrix(op) : op.matrix;
       out.push({ kind: 'unitary', label: 'U', qubits: op.qubits.map((q) => q + n), matrix: u });
       out.push({ kind: 'unitary', label: 'conj U', qubits: op.qubits, matrix: conj(u) });
     }
     if (!noise) continue;
-    const qs = op.qubits;
-    if (qs.length === 1) {
-      if (noise.depol1 > 0) channel(qs, cachedSuperop(`depol1 ${noise.depol1}`, () => depolarizingKraus(noise.depol1, 1), 1));
-    } else if (noise.depol2 > 0) {
-      const s = cachedSuperop(`depol2 ${noise.depol2}`, () => depolarizingKraus(noise.depol2, 2), 2);
-      for (let j = 0; j + 1 < qs.length; j++) channel([qs[j]!, qs[j + 1]!], s);
-    }
-    const { gamma, lambda } = dampingParams(noise, gateTimeNs(noise, qs.length));
-    if (gamma > 0 || lambda > 0) {
-      const k = cachedSuperop(`thermal ${gamma} ${lambda}`, () => thermalKraus(gamma, lambda), 1);
-      for (const q of qs) channel([q], k);
-    }
+    for (const ch of gateNoiseChannels(op.qubits, noise)) channel(ch.qubits, ch);
   }
   return out;
 }

@@ -6,8 +6,8 @@
 import type { Circuit, Condition, Operation } from '../circuit.ts';
 import { opMatrix } from '../qasm/modifiers.ts';
 import type { NoiseModel } from '../noise.ts';
-import { dampingParams, gateTimeNs, thermalKraus } from '../noise.ts';
-import { applyChannelDM, applyUnitaryDM, cachedSuperop, depolarizingKraus, diagonalOf, projectDM } from './channels.ts';
+import { applyChannelDM, applyUnitaryDM, diagonalOf, projectDM } from './channels.ts';
+import { gateNoiseChannels } from './gate-noise.ts';
 import { MAX_NATIVE_DENSITY_QUBITS, densityMatrixNative, nativeDensityAvailable } from './native.ts';
 
 /** The largest density matrix allocated (4^12 amplitudes = 256 MiB). */
@@ -33,18 +33,7 @@ export function zeroDM(n: number): Float64Array {
 
 /** Apply the noise that follows `op` on its qubits. */
 export function applyGateNoise(rho: Float64Array, n: number, qubits: number[], noise: NoiseModel): void {
-  if (qubits.length === 1) {
-    if (noise.depol1 > 0) applyChannelDM(rho, n, qubits, cachedSuperop(`depol1 ${noise.depol1}`, () => depolarizingKraus(noise.depol1, 1), 1));
-  } else if (noise.depol2 > 0) {
-    // Gates on three or more qubits get two-qubit depolarizing noise on each neighbouring pair.
-    const s = cachedSuperop(`depol2 ${noise.depol2}`, () => depolarizingKraus(noise.depol2, 2), 2);
-    for (let j = 0; j + 1 < qubits.length; j++) applyChannelDM(rho, n, [qubits[j]!, qubits[j + 1]!], s);
-  }
-  const { gamma, lambda } = dampingParams(noise, gateTimeNs(noise, qubits.length));
-  if (gamma > 0 || lambda > 0) {
-    const k = cachedSuperop(`thermal ${gamma} ${lambda}`, () => thermalKraus(gamma, lambda), 1);
-    for (const q of qubits) applyChannelDM(rho, n, [q], k);
-  }
+  for (const ch of gateNoiseChannels(qubits, noise)) applyChannelDM(rho, n, ch.qubits, ch);
 }
 
 /** Apply a unitary op (and its noise). */

@@ -4,6 +4,7 @@
  * symmetric readout error. Channels are given as Kraus operators (2x2 matrices).
  */
 import type { Backend } from './backends.ts';
+import type { Rng } from './sampling.ts';
 
 export interface NoiseModel {
   /** Depolarizing probability p of ρ → (1-p)ρ + p I/2 after every one-qubit gate. */
@@ -85,4 +86,27 @@ function mul2(a: Float64Array, b: Float64Array): Float64Array {
 /** Duration of a gate acting on `arity` qubits. */
 export function gateTimeNs(m: NoiseModel, arity: number): number {
   return arity >= 2 ? m.gate_time_2q_ns : m.gate_time_1q_ns;
+}
+
+/**
+ * One trajectory's depolarizing errors after a gate on `qubits`: which Pauli (0 X, 1 Y, 2 Z)
+ * lands on which qubit. (1-p)ρ + p I/2 = (1 - 3p/4)ρ + p/4 (XρX + YρY + ZρZ), and on two
+ * qubits the same over the 15 non-identity Pauli pairs; gates on more qubits draw per
+ * neighbouring pair. One uniform per draw, so a seed gives the same errors everywhere.
+ */
+export function drawDepolarizingPaulis(qubits: number[], noise: NoiseModel, rng: Rng): Array<{ pauli: number; qubit: number }> {
+  const out: Array<{ pauli: number; qubit: number }> = [];
+  if (qubits.length === 1) {
+    const u = rng.next();
+    if (u < (3 * noise.depol1) / 4) out.push({ pauli: Math.floor(u / (noise.depol1 / 4)), qubit: qubits[0]! });
+    return out;
+  }
+  for (let j = 0; j + 1 < qubits.length; j++) {
+    const u = rng.next();
+    if (u >= (15 * noise.depol2) / 16) continue;
+    const which = 1 + Math.floor(u / (noise.depol2 / 16));
+    if (which >> 2) out.push({ pauli: (which >> 2) - 1, qubit: qubits[j + 1]! });
+    if (which & 3) out.push({ pauli: (which & 3) - 1, qubit: qubits[j]! });
+  }
+  return out;
 }

@@ -6,7 +6,7 @@
  */
 import type { Circuit, Condition, Operation } from '../circuit.ts';
 import type { NoiseModel } from '../noise.ts';
-import { dampingParams, gateTimeNs } from '../noise.ts';
+import { dampingParams, drawDepolarizingPaulis, gateTimeNs } from '../noise.ts';
 import { Rng, bitKey, keyMaker, sampleFromState, tally } from '../sampling.ts';
 import { applyMatrix, applyPauliX } from './direct.ts';
 import { compile } from './fusion.ts';
@@ -168,22 +168,7 @@ const PAULIS = [
 
 /** One trajectory's noise after a gate: Pauli errors with the depolarizing weights, then damping jumps. */
 function trajectoryNoise(st: Float64Array, qubits: number[], noise: NoiseModel, rng: Rng): void {
-  if (qubits.length === 1) {
-    // (1-p)ρ + p I/2 = (1 - 3p/4)ρ + p/4 (XρX + YρY + ZρZ)
-    const u = rng.next();
-    if (u < (3 * noise.depol1) / 4) applyMatrix(st, [qubits[0]!], PAULIS[Math.floor(u / (noise.depol1 / 4))]!);
-  } else {
-    for (let j = 0; j + 1 < qubits.length; j++) {
-      const u = rng.next();
-      if (u < (15 * noise.depol2) / 16) {
-        const which = 1 + Math.floor(u / (noise.depol2 / 16));
-        const pa = which >> 2;
-        const pb = which & 3;
-        if (pa) applyMatrix(st, [qubits[j + 1]!], PAULIS[pa - 1]!);
-        if (pb) applyMatrix(st, [qubits[j]!], PAULIS[pb - 1]!);
-      }
-    }
-  }
+  for (const e of drawDepolarizingPaulis(qubits, noise, rng)) applyMatrix(st, [e.qubit], PAULIS[e.pauli]!);
   const { gamma, lambda } = dampingParams(noise, gateTimeNs(noise, qubits.length));
   for (const q of qubits) {
     if (gamma <= 0 && lambda <= 0) break;

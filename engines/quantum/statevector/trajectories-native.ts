@@ -16,7 +16,7 @@
 import type { Circuit, Operation } from '../circuit.ts';
 import { nativeStatevector } from '../native/index.ts';
 import type { NoiseModel } from '../noise.ts';
-import { dampingParams, gateTimeNs } from '../noise.ts';
+import { dampingParams, drawDepolarizingPaulis, gateTimeNs } from '../noise.ts';
 import { type Rng, bitKey, sampleFromState } from '../sampling.ts';
 import { simulationThreads } from './native.ts';
 import { planNative } from './native-plan.ts';
@@ -36,20 +36,7 @@ function drawTrajectory(ops: Operation[], noise: NoiseModel, rng: Rng): TOp[] {
     if (op.kind !== 'gate' && op.kind !== 'unitary') continue;
     out.push({ op });
     const qs = op.qubits;
-    if (qs.length === 1) {
-      // (1-p)ρ + p I/2 = (1 - 3p/4)ρ + p/4 (XρX + YρY + ZρZ)
-      const u = rng.next();
-      if (u < (3 * noise.depol1) / 4) out.push(gate(PAULI[Math.floor(u / (noise.depol1 / 4))]!, qs[0]!));
-    } else {
-      for (let j = 0; j + 1 < qs.length; j++) {
-        const u = rng.next();
-        if (u < (15 * noise.depol2) / 16) {
-          const which = 1 + Math.floor(u / (noise.depol2 / 16));
-          if (which >> 2) out.push(gate(PAULI[(which >> 2) - 1]!, qs[j + 1]!));
-          if (which & 3) out.push(gate(PAULI[(which & 3) - 1]!, qs[j]!));
-        }
-      }
-    }
+    for (const e of drawDepolarizingPaulis(qs, noise, rng)) out.push(gate(PAULI[e.pauli]!, e.qubit));
     const { gamma, lambda } = dampingParams(noise, gateTimeNs(noise, qs.length));
     const pz = (1 - Math.sqrt(1 - lambda)) / 2;
     for (const q of qs) {

@@ -143,8 +143,8 @@ export function sweepState(st: Float64Array, u: Float64Array, total: number, out
   while (s < shots) out[s++] = last;
 }
 
-/** Fisher-Yates: the sweep yields shots in index order; shots are reported in random order. */
-export function shuffleInPlace(out: Uint32Array, rng: Rng): void {
+/** Fisher-Yates: sweeps and trajectories yield shots grouped; shots are reported in random order. */
+export function shuffleInPlace<T>(out: { [i: number]: T; length: number }, rng: Rng): void {
   for (let i = out.length - 1; i > 0; i--) {
     const j = Math.floor(rng.next() * (i + 1));
     const t = out[i]!;

@@ -7,7 +7,7 @@
 import type { Circuit, Condition, Operation } from '../circuit.ts';
 import type { NoiseModel } from '../noise.ts';
 import { dampingParams, drawDepolarizingPaulis, gateTimeNs } from '../noise.ts';
-import { Rng, bitKey, keyMaker, sampleFromState, tally } from '../sampling.ts';
+import { Rng, bitKey, keyMaker, sampleFromState, shuffleInPlace, tally } from '../sampling.ts';
 import { applyMatrix, applyPauliX } from './direct.ts';
 import { compile } from './fusion.ts';
 import { runSteps } from './parallel.ts';
@@ -114,10 +114,10 @@ export function sampleShots(c: Circuit, shots: number, rng: Rng, noise?: NoiseMo
   if (!noise) {
     keys = [];
     branch(c, 0, zeroState(c.numQubits), new Uint8Array(c.numClbits), shots, rng, keys);
-    shuffle(keys, rng);
+    shuffleInPlace(keys, rng);
   } else if (split && nativeStatevector() && c.numQubits >= NATIVE_MIN_QUBITS && c.numQubits <= MAX_VIEW_QUBITS) {
     keys = nativeTrajectories(c, split.unitary, split.measures, shots, rng, noise);
-    shuffle(keys, rng);
+    shuffleInPlace(keys, rng);
   } else keys = trajectories(c, shots, rng, noise, split !== null);
   return { counts: tally(keys), keys };
 }
@@ -149,15 +149,6 @@ function branch(c: Circuit, at: number, st: Float64Array, bits: Uint8Array, shot
   }
   const key = bitKey(bits);
   for (let s = 0; s < shots; s++) out.push(key);
-}
-
-function shuffle(a: string[], rng: Rng): void {
-  for (let i = a.length - 1; i > 0; i--) {
-    const j = Math.floor(rng.next() * (i + 1));
-    const t = a[i]!;
-    a[i] = a[j]!;
-    a[j] = t;
-  }
 }
 
 const PAULIS = [
@@ -243,6 +234,6 @@ function trajectories(c: Circuit, shots: number, rng: Rng, noise: NoiseModel, te
       }
     } else keys.push(bitKey(bits));
   }
-  shuffle(keys, rng);
+  shuffleInPlace(keys, rng);
   return keys;
 }

@@ -110,3 +110,9 @@ export function drawDepolarizingPaulis(qubits: number[], noise: NoiseModel, rng:
   }
   return out;
 }
+
+/** Symmetric readout error: each recorded bit flips with probability e (one uniform per bit when e > 0). */
+export function flipReadout(bits: Uint8Array, clbits: Iterable<number>, e: number, rng: Rng): void {
+  if (e <= 0) return;
+  for (const b of clbits) if (rng.next() < e) bits[b] = 1 - bits[b]!;
+}

@@ -6,7 +6,7 @@
  */
 import type { Circuit, Condition, Operation } from '../circuit.ts';
 import type { NoiseModel } from '../noise.ts';
-import { dampingParams, drawDepolarizingPaulis, gateTimeNs } from '../noise.ts';
+import { dampingParams, drawDepolarizingPaulis, flipReadout, gateTimeNs } from '../noise.ts';
 import { Rng, bitKey, keyMaker, sampleFromState, shuffleInPlace, tally } from '../sampling.ts';
 import { applyMatrix, applyPauliX } from './direct.ts';
 import { compile } from './fusion.ts';
@@ -57,11 +57,6 @@ function collapse(st: Float64Array, q: number, v: number, pv: number): void {
       st[2 * i + 1] = 0;
     }
   }
-}
-
-function flipReadout(bits: Uint8Array, clbits: Iterable<number>, e: number, rng: Rng): void {
-  if (e <= 0) return;
-  for (const b of clbits) if (rng.next() < e) bits[b] = 1 - bits[b]!;
 }
 
 const makers = new Map<number, (v: number) => string>();

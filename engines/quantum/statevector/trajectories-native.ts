@@ -16,7 +16,7 @@
 import type { Circuit, Operation } from '../circuit.ts';
 import { nativeStatevector } from '../native/index.ts';
 import type { NoiseModel } from '../noise.ts';
-import { dampingParams, drawDepolarizingPaulis, gateTimeNs } from '../noise.ts';
+import { dampingParams, drawDepolarizingPaulis, flipReadout, gateTimeNs } from '../noise.ts';
 import { type Rng, bitKey, sampleFromState } from '../sampling.ts';
 import { simulationThreads } from './native.ts';
 import { planNative } from './native-plan.ts';
@@ -126,6 +126,7 @@ function runTrajectory(t: TOp[], n: number, rng: Rng): Float64Array {
 export function nativeTrajectories(c: Circuit, unitary: Operation[], measures: Array<{ qubit: number; clbit: number }>, shots: number, rng: Rng, noise: NoiseModel): string[] {
   const ntraj = Math.min(shots, 256);
   const keys: string[] = [];
+  const clbits = measures.map((m) => m.clbit);
   for (let k = 0; k < ntraj; k++) {
     const share = Math.floor(shots / ntraj) + (k < shots % ntraj ? 1 : 0);
     const st = runTrajectory(drawTrajectory(unitary, noise, rng), c.numQubits, rng);
@@ -133,7 +134,7 @@ export function nativeTrajectories(c: Circuit, unitary: Operation[], measures: A
     for (let s = 0; s < share; s++) {
       const b = new Uint8Array(c.numClbits);
       for (const m of measures) b[m.clbit] = (idx[s]! >>> m.qubit) & 1;
-      if (noise.readout_error > 0) for (const m of measures) if (rng.next() < noise.readout_error) b[m.clbit] = 1 - b[m.clbit]!;
+      flipReadout(b, clbits, noise.readout_error, rng);
       keys.push(bitKey(b));
     }
   }

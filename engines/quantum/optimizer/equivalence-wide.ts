@@ -9,19 +9,17 @@
 import type { Circuit, Operation } from '../circuit.ts';
 import { nativeStatevector } from '../native/index.ts';
 import { runNative } from '../statevector/native.ts';
-import { rng } from './sim.ts';
+import { randomQubitState, rng } from './sim.ts';
 
 /** Widest circuit checked this way: two 26-qubit states and a placed copy take 3 GiB. */
 export const WIDE_CHECK_QUBITS = 26;
 
-/** One-qubit gates preparing a seeded random product state: (cos θ/2 e^{iγ}, sin θ/2 e^{i(γ+φ)}) on each qubit. */
+/** One-qubit gates preparing the seeded random product state of sim.ts from |0...0>. */
 function preparation(n: number, seed: number, at: (l: number) => number): Operation[] {
   const rand = rng(seed);
   const ops: Operation[] = [];
   for (let l = 0; l < n; l++) {
-    const th = rand() * Math.PI, ph = rand() * 2 * Math.PI, g = rand() * 2 * Math.PI;
-    const ar = Math.cos(th / 2) * Math.cos(g), ai = Math.cos(th / 2) * Math.sin(g);
-    const br = Math.sin(th / 2) * Math.cos(g + ph), bi = Math.sin(th / 2) * Math.sin(g + ph);
+    const { a: [ar, ai], b: [br, bi] } = randomQubitState(rand);
     // [[a, -conj(b)], [b, conj(a)]] takes |0> to a|0> + b|1>.
     ops.push({ kind: 'unitary', label: 'prepare', qubits: [at(l)], matrix: Float64Array.of(ar, ai, -br, bi, br, bi, ar, -ai) });
   }

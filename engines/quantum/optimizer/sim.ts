@@ -76,13 +76,23 @@ export function run(ir: Ir, input: State): State {
   return s;
 }
 
+/**
+ * One random qubit state a|0> + b|1> = (cos θ/2 e^{iγ}, sin θ/2 e^{i(γ+φ)}), as [a, b] pairs
+ * (three draws; random product states are built from these, qubit 0 first).
+ */
+export function randomQubitState(rand: () => number): { a: [number, number]; b: [number, number] } {
+  const th = rand() * Math.PI, ph = rand() * 2 * Math.PI, g = rand() * 2 * Math.PI;
+  return {
+    a: [Math.cos(th / 2) * Math.cos(g), Math.cos(th / 2) * Math.sin(g)],
+    b: [Math.sin(th / 2) * Math.cos(g + ph), Math.sin(th / 2) * Math.sin(g + ph)],
+  };
+}
+
 /** A seeded random product state on n qubits (every amplitude non-zero almost surely). */
 export function randomProductState(n: number, rand: () => number): State {
   let s = new Float64Array([1, 0]);
   for (let q = 0; q < n; q++) {
-    const th = rand() * Math.PI, ph = rand() * 2 * Math.PI, g = rand() * 2 * Math.PI;
-    const a = [Math.cos(th / 2) * Math.cos(g), Math.cos(th / 2) * Math.sin(g)];
-    const b = [Math.sin(th / 2) * Math.cos(g + ph), Math.sin(th / 2) * Math.sin(g + ph)];
+    const { a, b } = randomQubitState(rand);
     const next = new Float64Array(s.length * 2);
     const half = s.length / 2;
     for (let i = 0; i < half; i++) {

@@ -7,7 +7,7 @@ import { parseQasm } from '../../engines/quantum/qasm/index.ts';
 import { equivalenceError } from '../../engines/quantum/optimizer/equivalence.ts';
 import { register } from './circuit-optimize.ts';
 
-const TOF3 = fileURLToPath(new URL('../../../shared/fixtures/nam/tof_3.qasm', import.meta.url));
+const TOF3 = fileURLToPath(new URL('../../fixtures/nam/tof_3.qasm', import.meta.url));
 
 /** Runs `lattice circuit optimize ...args` in-process and returns what it printed. */
 async function cli(args: string[]): Promise<{ out: string; err: string }> {

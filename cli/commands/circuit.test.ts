@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { Command } from 'commander';
 import { register } from './circuit.ts';
 
-const BELL = fileURLToPath(new URL('../../../shared/fixtures/qasmbench/small__bell_n4.qasm', import.meta.url));
+const BELL = fileURLToPath(new URL('../../fixtures/qasmbench/small__bell_n4.qasm', import.meta.url));
 
 /** Runs `lattice circuit run ...args` in-process and returns what it printed. */
 async function cli(args: string[]): Promise<string> {

@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { register } from './gnss.ts';
 
-const rinex = fileURLToPath(new URL('../../../shared/fixtures/gnss/rinex/', import.meta.url));
+const rinex = fileURLToPath(new URL('../../fixtures/gnss/rinex/', import.meta.url));
 
 /** Runs `lattice gnss ...` in-process on a program holding only this module's commands; returns what it printed. */
 async function run(args: string[]): Promise<string> {
@@ -46,7 +46,7 @@ test('gnss solve with a navigation file as --obs fails with a clear message', as
   await assert.rejects(run(['solve', '--obs', `${rinex}missing.05o`, '--nav', `${rinex}07590920.05n`]), /cannot read .*missing\.05o: ENOENT/);
 });
 
-const gpsd = fileURLToPath(new URL('../../../shared/fixtures/gnss/gpsd/', import.meta.url));
+const gpsd = fileURLToPath(new URL('../../fixtures/gnss/gpsd/', import.meta.url));
 
 test('gnss replay --json runs a UBX log through the engine and lists the rejected final frame', async () => {
   const out = JSON.parse(await run(['replay', `${gpsd}ublox-neo-m8t.log`, '--json'])) as {

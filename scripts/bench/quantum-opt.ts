@@ -19,7 +19,7 @@ import { sparseCheck } from '../../engines/quantum/optimizer/sparse.ts';
 import { getBackend } from '../../engines/quantum/backends.ts';
 import { checkEquivalence, type DdCheckResult } from '../../engines/quantum/verify/equivalence.ts';
 
-const FIXTURES = fileURLToPath(new URL('../../../shared/fixtures/', import.meta.url));
+const FIXTURES = fileURLToPath(new URL('../../fixtures/', import.meta.url));
 const CHECK_QUBITS = maxCheckQubits();
 const LEVELS = [0, 1, 2, 3] as const;
 

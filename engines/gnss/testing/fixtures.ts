@@ -2,8 +2,8 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
-export const RINEX_DIR = fileURLToPath(new URL('../../../../shared/fixtures/gnss/rinex/', import.meta.url));
-export const GPSD_DIR = fileURLToPath(new URL('../../../../shared/fixtures/gnss/gpsd/', import.meta.url));
+export const RINEX_DIR = fileURLToPath(new URL('../../../fixtures/gnss/rinex/', import.meta.url));
+export const GPSD_DIR = fileURLToPath(new URL('../../../fixtures/gnss/gpsd/', import.meta.url));
 
 /** The three fixture stations: observation file, navigation file. */
 export const STATIONS = [

@@ -8,7 +8,7 @@
 import { fileURLToPath } from 'node:url';
 import { loadCranfield } from '../eval/cranfield.ts';
 
-export const CRANFIELD_DIR = fileURLToPath(new URL('../../../../shared/fixtures/ir/cranfield', import.meta.url));
+export const CRANFIELD_DIR = fileURLToPath(new URL('../../../fixtures/ir/cranfield', import.meta.url));
 
 export function chatTurn(user: string, assistant: string, system?: string): string {
   const sys = system ? `<|im_start|>system\n${system}<|im_end|>\n` : '';

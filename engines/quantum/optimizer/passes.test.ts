@@ -17,7 +17,7 @@ const circ = (n: number, ops: Array<[string, number[], number[]?]>, numClbits = 
 });
 
 const nam = (name: string): Circuit =>
-  parseQasm(readFileSync(fileURLToPath(new URL(`../../../../shared/fixtures/nam/${name}.qasm`, import.meta.url)), 'utf8'));
+  parseQasm(readFileSync(fileURLToPath(new URL(`../../../fixtures/nam/${name}.qasm`, import.meta.url)), 'utf8'));
 
 const gateNames = (c: Circuit): string[] => c.ops.map((o) => (o.kind === 'gate' ? o.name : o.kind));
 

@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { QasmError, parseQasm, simulateStatevector, toQasm } from '../index.ts';
 
-const fixtures = (d: string): string => fileURLToPath(new URL(`../../../../shared/fixtures/${d}/`, import.meta.url));
+const fixtures = (d: string): string => fileURLToPath(new URL(`../../../fixtures/${d}/`, import.meta.url));
 
 for (const d of ['qasmbench', 'nam']) {
   test(`every ${d} fixture parses and re-parses from its OpenQASM 2 and 3 output`, () => {

@@ -6,7 +6,7 @@ import { optimize } from '../optimizer/index.ts';
 import { parseQasm } from '../qasm/index.ts';
 import { checkEquivalence } from './equivalence.ts';
 
-const NAM = fileURLToPath(new URL('../../../../shared/fixtures/nam/', import.meta.url));
+const NAM = fileURLToPath(new URL('../../../fixtures/nam/', import.meta.url));
 
 for (const [name, width] of [['csum_mux_9', 30], ['qcla_adder_10', 36], ['gf2^16_mult', 48]] as const) {
   test(`${name} (${width} qubits) optimized at level 3 is proven equivalent, and not once a gate is removed`, () => {

@@ -6,13 +6,55 @@
  */
 import type { LatticeConfig } from './config.ts';
 import type { ServiceApp } from './http/app.ts';
-import { identityMigrations } from './identity/migrations.ts';
+import { platformMigrations } from './migrations.ts';
+import type { JobQueue } from './jobs/queue.ts';
 import type { ServiceContext, ServiceDefinition } from './service.ts';
 import type { Migration } from './storage/migrate.ts';
 import { openStore, type Store } from './storage/store.ts';
 
 export function allMigrations(services: readonly ServiceDefinition[]): Migration[] {
-  return [...identityMigrations, ...services.flatMap((s) => s.migrations)];
+  return [...platformMigrations, ...services.flatMap((s) => s.migrations)];
+}
+
+/** An error of `listen` as one line that says what to do. */
+function listenError(err: unknown, id: string, host: string, port: number): Error {
+  const code = (err as NodeJS.ErrnoException).code;
+  const env = `LATTICE_${id.toUpperCase().replaceAll('-', '_')}_PORT`;
+  if (code === 'EADDRINUSE') {
+    return Object.assign(
+      new Error(`port ${port} on ${host} (service ${id}) is already in use: stop the program listening there, or give ${id} another port (${env}=<port>, or services.${id}.port in lattice.config.json)`),
+      { code: 'port_in_use' },
+    );
+  }
+  if (code === 'EACCES') {
+    return Object.assign(new Error(`no permission to listen on port ${port} (service ${id}): use a port above 1023 (${env}=<port>)`), { code: 'port_denied' });
+  }
+  if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') {
+    return Object.assign(new Error(`cannot listen on ${host}: not an address of this machine (--host / LATTICE_HOST)`), { code: 'bad_host' });
+  }
+  return err instanceof Error ? err : new Error(String(err));
+}
+
+/** Binds and releases the port once; throws the one-line error of `listenError` when that fails. */
+async function checkPortFree(id: string, host: string, port: number): Promise<void> {
+  if (port === 0) return;
+  const { createServer } = await import('node:net');
+  await new Promise<void>((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', (err) => reject(listenError(err, id, host, port)));
+    probe.listen({ port, host, exclusive: true }, () => probe.close(() => resolve()));
+  });
+}
+
+/** The process's job queue, with pg-boss loaded only when a service first asks for it. */
+function lazyJobQueue(db: Store['db']): { get: () => Promise<JobQueue>; stop: () => Promise<void> } {
+  let inner: Promise<{ get: () => Promise<JobQueue>; stop: () => Promise<void> }> | null = null;
+  return {
+    get: async () => (await (inner ??= import('./jobs/queue.ts').then((m) => m.lazyQueue(db)))).get(),
+    async stop() {
+      if (inner) await (await inner).stop();
+    },
+  };
 }
 
 export interface RunningService {
@@ -32,20 +74,30 @@ export async function startLattice(
   definitions: readonly ServiceDefinition[],
   log: (line: string) => void = (line) => process.stdout.write(`${line}\n`),
 ): Promise<RunningLattice> {
+  const selected = definitions.filter((d) => !config.only || config.only.includes(d.id));
+  // A taken port is found before the store is opened, so that the start fails at once.
+  await Promise.all(selected.map((d) => checkPortFree(d.id, config.host, config.services[d.id]!.port)));
   const store = await openStore({
     dataDir: config.dataDir,
     databaseUrl: config.databaseUrl ?? undefined,
     migrations: allMigrations(definitions),
     serveSocket: true,
   });
-  const ctx: ServiceContext = { db: store.db, dataDir: config.dataDir, now: () => new Date() };
-  const selected = definitions.filter((d) => !config.only || config.only.includes(d.id));
+  const queue = lazyJobQueue(store.db);
+  const ctx: ServiceContext = { db: store.db, dataDir: config.dataDir, now: () => new Date(), queue: queue.get };
   const services: RunningService[] = [];
+  let building: ServiceApp | null = null;
   try {
     for (const def of selected) {
       const { port, prefix } = config.services[def.id]!;
       const app = await def.build(ctx, { prefix });
-      await app.listen({ port, host: config.host });
+      building = app;
+      try {
+        await app.listen({ port, host: config.host });
+      } catch (err) {
+        throw listenError(err, def.id, config.host, port);
+      }
+      building = null;
       const address = app.server.address();
       const actualPort = typeof address === 'object' && address ? address.port : port;
       const url = `http://${config.host}:${actualPort}${prefix}`;
@@ -53,7 +105,9 @@ export async function startLattice(
       log(`${def.id.padEnd(12)} ${url}  (docs ${url}/docs)`);
     }
   } catch (err) {
-    await Promise.allSettled(services.map((s) => s.app.close()));
+    // The app that failed to listen has started its own resources (worker pools): close it too.
+    await Promise.allSettled([...services.map((s) => s.app.close()), ...(building ? [building.close()] : [])]);
+    await queue.stop();
     await store.close();
     throw err;
   }
@@ -64,6 +118,8 @@ export async function startLattice(
     stop() {
       stopping ??= (async () => {
         await Promise.allSettled(services.map((s) => s.app.close()));
+        // Running jobs get a moment to finish; a job cut off is retried after its expiry.
+        await queue.stop();
         await store.close();
       })();
       return stopping;

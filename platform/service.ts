@@ -1,5 +1,6 @@
 /** What a service module gives the platform, and what the platform gives it back. */
 import type { ServiceApp } from './http/app.ts';
+import type { JobQueue } from './jobs/queue.ts';
 import type { Database } from './storage/database.ts';
 import type { Migration } from './storage/migrate.ts';
 
@@ -8,6 +9,11 @@ export interface ServiceContext {
   dataDir: string;
   /** The current time; tests inject a controllable clock to hit exact boundaries. */
   now: () => Date;
+  /**
+   * The process's one durable job queue (pg-boss on the same store), started on first use and
+   * stopped after the services close. Every service defines its own queue names on it.
+   */
+  queue: () => Promise<JobQueue>;
 }
 
 export interface PlanInfo {
@@ -26,6 +32,8 @@ export interface ServiceDefinition {
   serviceTokenPrefix?: string;
   /** Plans from lowest to highest; the first is the default for new keys. */
   plans: readonly PlanInfo[];
+  /** Scopes its keys may carry (`lattice keys create --scopes`); none when left out. */
+  scopes?: readonly string[];
   build(ctx: ServiceContext, options: { prefix: string }): Promise<ServiceApp>;
 }
 

@@ -11,7 +11,7 @@ import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-const roots = ['platform', 'services', 'engines', 'packages', 'cli'];
+const roots = ['platform', 'services', 'engines', 'packages', 'cli', 'scripts'];
 const filter = process.argv.slice(2);
 
 function findTests(dir, out = []) {
@@ -28,6 +28,15 @@ function findTests(dir, out = []) {
     else if (name.endsWith('.test.ts')) out.push(relative(root, full));
   }
   return out;
+}
+
+// Tests that spawn `lattice` run the compiled program, as a user does: build it first when
+// dist/ is missing or older than the sources (about a second).
+try {
+  const { buildIfStale } = await import('./build.mjs');
+  await buildIfStale();
+} catch (err) {
+  console.error(`build failed, tests run the TypeScript sources: ${err instanceof Error ? err.message : String(err)}`);
 }
 
 const all = roots.flatMap((r) => findTests(join(root, r))).sort();
@@ -51,7 +60,7 @@ const embeddedEnv = { DATABASE_URL: '' };
 let status = run(selected, embeddedEnv, 'embedded store (PGlite)');
 
 const pgUrl = process.env.LATTICE_TEST_POSTGRES_URL ?? process.env.DATABASE_URL ?? '';
-const pgFiles = selected.filter((f) => /^(platform\/storage|platform\/identity|platform\/jobs|services\/licensing|packages\/)/.test(f));
+const pgFiles = selected.filter((f) => /^(platform\/storage|platform\/identity|platform\/jobs|platform\/billing|platform\/evidence|platform\/webhooks|platform\/quantum-jobs|services\/qcos\/|services\/licensing|services\/llm-gateway|services\/chat\/|services\/core\/|services\/llm\/|services\/nav\/|platform\/licenses\/|packages\/)/.test(f));
 if (pgUrl && pgFiles.length) {
   status = run(pgFiles, { DATABASE_URL: pgUrl }, `PostgreSQL (${pgUrl.replace(/\/\/[^@]*@/, '//')})`) || status;
 } else if (pgFiles.length) {

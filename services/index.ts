@@ -2,8 +2,14 @@
 import type { ServiceDefinition } from '../platform/service.ts';
 import { licensingService } from './licensing/service.ts';
 import { licensingCService } from './licensing-c/service.ts';
+import { qcosService } from './qcos/service.ts';
+import { coreService } from './core/service.ts';
+import { llmService } from './llm/service.ts';
+import { llmGatewayService } from './llm-gateway/service.ts';
+import { chatService } from './chat/service.ts';
+import { navService } from './nav/service.ts';
 
-export const services: readonly ServiceDefinition[] = [licensingService, licensingCService];
+export const services: readonly ServiceDefinition[] = [licensingService, licensingCService, qcosService, coreService, llmGatewayService, llmService, chatService, navService];
 
 export function serviceById(id: string): ServiceDefinition {
   const found = services.find((s) => s.id === id);

@@ -1,11 +1,10 @@
-/** Operator commands for identity: accounts, keys, credits and console users. */
+/** Operator commands for identity: accounts, keys and console users (credits: credits.ts). */
 import type { Command } from 'commander';
-import { addCredits, createAccount, getAccount, setPlan } from '../../platform/identity/accounts.ts';
-import { createConsoleUser } from '../../platform/identity/console-users.ts';
-import { createKey, revokeKey } from '../../platform/identity/keys.ts';
-import { findPlan } from '../../platform/service.ts';
-import { serviceById } from '../../services/index.ts';
+import type { getAccount } from '../../platform/identity/accounts.ts';
+import { checkEmail, checkScopes, futureDate } from '../lib/checks.ts';
 import { printResult, withStore, withStoreOptions, type StoreFlags } from '../lib/store.ts';
+
+const identity = () => import('../../platform/identity/accounts.ts');
 
 interface Json extends StoreFlags {
   json?: boolean;
@@ -26,7 +25,9 @@ export function register(program: Command): void {
       .option('--company <company>', 'company name')
       .option('--json', 'print one JSON object'),
   ).action(async (o: { email: string; name?: string; company?: string } & Json) => {
-    const account = await withStore(o, (s) => createAccount(s.db, { email: o.email, name: o.name, companyName: o.company }));
+    const email = checkEmail('--email', o.email);
+    const { createAccount } = await identity();
+    const account = await withStore(o, (s) => createAccount(s.db, { email, name: o.name, companyName: o.company }));
     printResult({ account_id: account.id, email: account.email, name: account.name, company_name: account.company_name }, o.json);
   });
 
@@ -47,6 +48,12 @@ export function register(program: Command): void {
     async (
       o: { service: string; account?: string; plan?: string; role: string; scopes?: string; expiresAt?: string; kind: string; name?: string } & Json,
     ) => {
+      const [{ serviceById }, { findPlan }, { createAccount, getAccount, setPlan }, { createKey }] = await Promise.all([
+        import('../../services/index.ts'),
+        import('../../platform/service.ts'),
+        identity(),
+        import('../../platform/identity/keys.ts'),
+      ]);
       const service = serviceById(o.service);
       if (o.role !== 'member' && o.role !== 'admin') throw new Error(`--role must be member or admin, got '${o.role}'`);
       if (o.kind !== 'api-key' && o.kind !== 'service-token') throw new Error(`--kind must be api-key or service-token, got '${o.kind}'`);
@@ -55,8 +62,8 @@ export function register(program: Command): void {
       if (o.plan !== undefined && !plan) {
         throw new Error(`unknown plan '${o.plan}' for ${service.id} (plans: ${service.plans.map((p) => p.name).join(', ')})`);
       }
-      const expiresAt = o.expiresAt ? new Date(o.expiresAt) : null;
-      if (expiresAt && Number.isNaN(expiresAt.getTime())) throw new Error(`--expires-at is not a date: ${o.expiresAt}`);
+      const expiresAt = futureDate('--expires-at', o.expiresAt);
+      const scopes = checkScopes(o.scopes, service);
       const result = await withStore(o, (s) =>
         s.db.transaction(async (tx) => {
           const accountId = o.account
@@ -75,39 +82,29 @@ export function register(program: Command): void {
             prefix: kind === 'service_token' ? service.serviceTokenPrefix! : service.keyPrefix,
             kind,
             role: o.role as 'member' | 'admin',
-            scopes: o.scopes ? o.scopes.split(',').map((x) => x.trim()).filter(Boolean) : [],
+            scopes,
             expiresAt,
             name: o.name ?? null,
           });
-          return { id: key.id, key: key.key, account_id: accountId, service: service.id, plan: effectivePlan, kind, role: key.role };
+          return { id: key.id, key: key.key, account_id: accountId, service: service.id, plan: effectivePlan, kind, role: key.role, scopes: key.scopes, expires_at: key.expires_at };
         }),
       );
-      printResult(result, o.json);
+      if (o.json) {
+        printResult({ ...result, key_shown_once: true }, true);
+        return;
+      }
+      const { key, ...rest } = result;
+      process.stdout.write(`key: ${key}  (shown once: store it now, only its hash is kept)\n`);
+      printResult(rest, false);
     },
   );
   withStoreOptions(keys.command('revoke').requiredOption('--id <id>', 'key id (key_...)').option('--json', 'print one JSON object')).action(
     async (o: { id: string } & Json) => {
+      const { revokeKey } = await import('../../platform/identity/keys.ts');
       await withStore(o, (s) => revokeKey(s.db, o.id));
       printResult({ id: o.id, revoked: true }, o.json);
     },
   );
-
-  const credits = program.command('credits').description('prepaid credits');
-  withStoreOptions(
-    credits
-      .command('add')
-      .requiredOption('--account <id>', 'account id')
-      .requiredOption('--usd <amount>', 'amount in US dollars (negative to take)')
-      .option('--json', 'print one JSON object'),
-  ).action(async (o: { account: string; usd: string } & Json) => {
-    const usd = Number(o.usd);
-    if (!Number.isFinite(usd)) throw new Error(`--usd must be a number, got '${o.usd}'`);
-    const balance = await withStore(o, async (s) => {
-      requireAccount(await getAccount(s.db, o.account), o.account);
-      return addCredits(s.db, o.account, usd);
-    });
-    printResult({ account_id: o.account, balance_usd: balance }, o.json);
-  });
 
   const consoleUsers = program.command('console-users').description('users of the gateway console');
   withStoreOptions(
@@ -118,12 +115,14 @@ export function register(program: Command): void {
       .option('--account <id>', 'account id (a new account is created when omitted)')
       .option('--json', 'print one JSON object'),
   ).action(async (o: { email: string; password: string; account?: string } & Json) => {
+    const email = checkEmail('--email', o.email);
+    const [{ createAccount, getAccount }, { createConsoleUser }] = await Promise.all([identity(), import('../../platform/identity/console-users.ts')]);
     const result = await withStore(o, (s) =>
       s.db.transaction(async (tx) => {
         const accountId = o.account
           ? requireAccount(await getAccount(tx, o.account), o.account).id
-          : (await createAccount(tx, { email: o.email })).id;
-        return createConsoleUser(tx, { accountId, email: o.email, password: o.password });
+          : (await createAccount(tx, { email })).id;
+        return createConsoleUser(tx, { accountId, email, password: o.password });
       }),
     );
     printResult(result, o.json);

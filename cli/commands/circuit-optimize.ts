@@ -1,11 +1,7 @@
 // `lattice circuit optimize`: transpiles an OpenQASM circuit to a basis and coupling map at level 0-3.
-import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
-import { getBackend } from '../../engines/quantum/backends.ts';
-import { gateMatrix } from '../../engines/quantum/gates.ts';
-import { toQasm } from '../../engines/quantum/qasm/emit.ts';
-import { parseQasm } from '../../engines/quantum/qasm/index.ts';
-import { optimize } from '../../engines/quantum/optimizer/index.ts';
+import { parseInputs } from '../lib/qasm-inputs.ts';
+import { readProgram, withInputHint } from './circuit.ts';
 
 interface Options {
   level: string;
@@ -16,14 +12,7 @@ interface Options {
   format?: string;
   seed: string;
   json?: boolean;
-}
-
-function readInput(file: string): string {
-  try {
-    return readFileSync(file === '-' ? 0 : file, 'utf8');
-  } catch (err) {
-    throw new Error(`cannot read ${file === '-' ? 'standard input' : file}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
-  }
+  input?: string[];
 }
 
 function parseCoupling(text: string): Array<[number, number]> {
@@ -39,14 +28,6 @@ function parseCoupling(text: string): Array<[number, number]> {
   return edges as Array<[number, number]>;
 }
 
-/** Matrices of the engine's gate table for any gate the optimizer has no decomposition of. */
-function tableMatrix(name: string, params: number[]): Float64Array | null {
-  try {
-    return gateMatrix(name, params);
-  } catch {
-    return null;
-  }
-}
 
 export function register(program: Command): void {
   const circuit =
@@ -62,16 +43,33 @@ export function register(program: Command): void {
     .option('--preserve-layout', 'keep logical qubit i on physical qubit i at the start and the end')
     .option('--format <fmt>', 'output format qasm2 or qasm3 (default: the input\'s)')
     .option('--seed <n>', 'seed of the layout search', '11')
+    .option('--input <name=value>', 'value of an OpenQASM 3 input, e.g. theta=pi/4 (repeat for several)', (v: string, prev: string[] = []) => [...prev, v])
     .option('--json', 'print one JSON object {optimized_circuit, metrics, qubit_mapping}')
-    .action((file: string, opts: Options) => {
+    .action(async (file: string, opts: Options) => {
+      const [{ getBackend }, { gateMatrix }, { toQasm }, { parseQasm }, { optimize }] = await Promise.all([
+        import('../../engines/quantum/backends.ts'),
+        import('../../engines/quantum/gates.ts'),
+        import('../../engines/quantum/qasm/emit.ts'),
+        import('../../engines/quantum/qasm/index.ts'),
+        import('../../engines/quantum/optimizer/index.ts'),
+      ]);
+      /** Matrices of the engine's gate table for any gate the optimizer has no decomposition of. */
+      const tableMatrix = (name: string, params: number[]): Float64Array | null => {
+        try {
+          return gateMatrix(name, params);
+        } catch {
+          return null;
+        }
+      };
       const level = Number(opts.level);
       if (![0, 1, 2, 3].includes(level)) throw new Error(`--level must be 0, 1, 2 or 3, got "${opts.level}"`);
       if (opts.format && opts.format !== 'qasm2' && opts.format !== 'qasm3') throw new Error(`--format must be qasm2 or qasm3, got "${opts.format}"`);
       if (opts.coupling && opts.backend) throw new Error('give either --coupling or --backend, not both');
       const seed = Number(opts.seed);
       if (!Number.isInteger(seed)) throw new Error(`--seed must be an integer, got "${opts.seed}"`);
-      const text = readInput(file);
-      const input = parseQasm(text);
+      const text = readProgram(file);
+      const input = withInputHint(() => parseQasm(text, { inputs: parseInputs(opts.input, text) }));
+      if (input.numQubits === 0) throw new Error(`${file === '-' ? 'standard input' : file} declares no qubits: nothing to optimize`);
       let basisGates = opts.basis?.split(',').map((g) => g.trim()).filter(Boolean);
       let couplingMap = opts.coupling ? parseCoupling(opts.coupling) : undefined;
       if (opts.backend) {

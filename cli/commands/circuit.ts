@@ -1,8 +1,8 @@
 /** `lattice circuit run`: parse an OpenQASM file (or stdin) and sample it on one of the simulators. */
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
-import { getBackend, parseQasm, run } from '../../engines/quantum/index.ts';
 import type { Method } from '../../engines/quantum/index.ts';
+import { parseInputs } from '../lib/qasm-inputs.ts';
 
 const METHODS = ['statevector', 'density_matrix', 'mps'];
 
@@ -12,8 +12,31 @@ function intOption(name: string, v: string | undefined): number | undefined {
   return Number(v);
 }
 
-function readInput(file: string): string {
-  return file === '-' ? readFileSync(0, 'utf8') : readFileSync(file, 'utf8');
+/** The program's text; an empty file (or one of only comments) is an error, never a 0-qubit run. */
+export function readProgram(file: string): string {
+  const name = file === '-' ? 'standard input' : file;
+  let text: string;
+  try {
+    text = readFileSync(file === '-' ? 0 : file, 'utf8');
+  } catch (err) {
+    throw new Error(`cannot read ${name}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
+  }
+  if (text.replace(/\/\*[\s\S]*?\*\//g, '').replace(/\/\/.*$/gm, '').trim() === '') throw new Error(`${name} is empty: no OpenQASM program to run`);
+  return text;
+}
+
+/** Runs the parse; an input without a value names the flag that gives one. */
+export function withInputHint<T>(parse: () => T): T {
+  try {
+    return parse();
+  } catch (err) {
+    if (err instanceof Error) err.message = err.message.replace(/input '(\w+)' needs a value \(supply it in inputs\)/, "input '$1' needs a value: give it with --input $1=VALUE");
+    throw err;
+  }
+}
+
+function collect(value: string, previous: string[] = []): string[] {
+  return [...previous, value];
 }
 
 export function register(program: Command): void {
@@ -29,8 +52,10 @@ export function register(program: Command): void {
     .option('--memory', 'print every shot')
     .option('--statevector', 'print the final statevector (statevector method)')
     .option('--max-bond <n>', 'MPS bond dimension cap', '256')
+    .option('--input <name=value>', 'value of an OpenQASM 3 input, e.g. theta=pi/4 (repeat for several)', collect)
     .option('--json', 'print JSON')
-    .action((file: string, o: Record<string, string | boolean | undefined>) => {
+    .action(async (file: string, o: Record<string, string | boolean | undefined>) => {
+      const { getBackend, parseQasm, run } = await import('../../engines/quantum/index.ts');
       const shots = intOption('shots', o.shots as string)!;
       if (shots < 0) throw new Error(`--shots must be zero or more, got ${shots}`);
       const seed = intOption('seed', o.seed as string | undefined);
@@ -42,7 +67,9 @@ export function register(program: Command): void {
         if (!noise) throw new Error(`unknown backend '${o.noise as string}'`);
         if (!noise.calibration) throw new Error(`backend '${noise.id}' is an ideal simulator and has no noise model`);
       }
-      const c = parseQasm(readInput(file));
+      const text = readProgram(file);
+      const c = withInputHint(() => parseQasm(text, { inputs: parseInputs(o.input as unknown as string[] | undefined, text) }));
+      if (c.numQubits === 0) throw new Error(`${file === '-' ? 'standard input' : file} declares no qubits: nothing to run`);
       const r = run(c, {
         method: method as Method,
         shots,

@@ -1,23 +1,13 @@
 // `lattice gnss`: solve RINEX files and replay receiver logs (UBX, NMEA, gpsd) through the GNSS engine.
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
-import {
-  ConstellationSimulator,
-  defaultAnomalyModel,
-  GnssEngine,
-  parseNav,
-  parseObs,
-  replayLog,
-  solveFile,
-  solveReplay,
-  time,
-  streamGpsd,
-  summariseReplay,
-  type ReceiverEpoch,
-  parseScenario,
-  type Scenario,
-} from '../../engines/gnss/index.ts';
-import { integrityReport, positionReport, timingReport } from '../../engines/gnss/report.ts';
+import type { ReceiverEpoch, Scenario } from '../../engines/gnss/index.ts';
+
+/** The engine and its report helpers, loaded when a gnss command runs. */
+async function loadEngine() {
+  const [e, report] = await Promise.all([import('../../engines/gnss/index.ts'), import('../../engines/gnss/report.ts')]);
+  return { ...e, ...report };
+}
 
 function readText(path: string): string {
   try {
@@ -25,6 +15,26 @@ function readText(path: string): string {
   } catch (err) {
     throw new Error(`cannot read ${path}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
   }
+}
+
+/** Broadcast ephemerides are used up to this far from their reference time (GPS: 2 h, with margin). */
+const EPHEMERIS_REACH_S = 4 * 3600;
+
+/**
+ * Why a navigation file cannot serve these observation times (its ephemerides are all from
+ * another day), or null when their times overlap.
+ */
+export function navMismatch(obsTimes: readonly number[], toes: readonly number[], iso: (gps: number) => string): string | null {
+  if (!obsTimes.length) return null;
+  if (!toes.length) return 'holds no broadcast ephemeris: no satellite position can be computed';
+  const [o0, o1] = [Math.min(...obsTimes), Math.max(...obsTimes)];
+  const [n0, n1] = [Math.min(...toes), Math.max(...toes)];
+  if (n1 + EPHEMERIS_REACH_S >= o0 && n0 - EPHEMERIS_REACH_S <= o1) return null;
+  const day = (t: number) => iso(t).slice(0, 16).replace('T', ' ');
+  return (
+    `covers ${day(n0)} to ${day(n1)} UTC but the observations are from ${day(o0)} to ${day(o1)}: ` +
+    'the dates do not overlap, so no satellite has an ephemeris; use the navigation file of the same day'
+  );
 }
 
 /** Registers the `gnss` commands; `write` receives everything they print (standard output by default). */
@@ -38,11 +48,18 @@ export function register(program: Command, write: (text: string) => void = (text
     .requiredOption('--nav <file>', 'RINEX navigation file (broadcast ephemeris)')
     .option('--elevation-mask <deg>', 'elevation mask in degrees', '10')
     .option('--json', 'print one JSON object {epochs, summary}')
-    .action((opts: { obs: string; nav: string; elevationMask: string; json?: boolean }) => {
+    .action(async (opts: { obs: string; nav: string; elevationMask: string; json?: boolean }) => {
+      const { parseObs, parseNav, solveFile, time } = await loadEngine();
       const mask = Number(opts.elevationMask);
       if (!Number.isFinite(mask) || mask < 0 || mask >= 90) throw new Error(`--elevation-mask must be a number of degrees in [0, 90), got "${opts.elevationMask}"`);
       const obs = parseObs(readText(opts.obs));
       const nav = parseNav(readText(opts.nav));
+      const mismatch = navMismatch(
+        obs.epochs.map((e) => e.time),
+        nav.ephemerides.map((e) => e.toe),
+        time.gpsToIso,
+      );
+      if (mismatch) throw new Error(`${opts.nav} ${mismatch}`);
       const result = solveFile(obs, nav, { elevationMaskDeg: mask });
       if (opts.json) {
         write(`${JSON.stringify(result)}\n`);
@@ -75,6 +92,7 @@ export function register(program: Command, write: (text: string) => void = (text
     .option('--nav <file>', 'RINEX navigation file for solving raw measurements (RXM-RAWX) with the engine')
     .option('--json', 'print one JSON object {format, epochs, summary, errors}')
     .action(async (file: string | undefined, opts: { gpsd?: string; epochs: string; nav?: string; json?: boolean }) => {
+      const { streamGpsd, replayLog, parseNav, solveReplay, positionReport, time, summariseReplay } = await loadEngine();
       let epochs: ReceiverEpoch[];
       let format: string;
       let errors: string[];
@@ -97,6 +115,10 @@ export function register(program: Command, write: (text: string) => void = (text
           throw new Error(`cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
         }
         const r = replayLog(data);
+        if (r.format === 'empty') {
+          const why = r.errors.length ? `${r.errors.length} unreadable frames or sentences, the first: ${r.errors[0]!.code}: ${r.errors[0]!.message}` : 'no UBX frame and no NMEA sentence in it';
+          throw new Error(`${file} is not a receiver log (${data.length} bytes, ${why}); give a UBX or NMEA 0183 log`);
+        }
         epochs = r.epochs;
         format = r.format;
         errors = r.errors.map((e) => `${e.code}: ${e.message}`);
@@ -145,7 +167,8 @@ export function register(program: Command, write: (text: string) => void = (text
     .option('--oscillator <class>', 'TCXO, OCXO or rubidium', 'OCXO')
     .option('--scenario <json>', 'a scenario object, e.g. {"kind":"spoofer_position","start":30,"offsetEnu":[100,0,0],"power":"matched"}')
     .option('--json', 'print one JSON object {epochs, summary}')
-    .action((opts: { site: string; seconds: string; seed: string; oscillator: string; scenario?: string; json?: boolean }) => {
+    .action(async (opts: { site: string; seconds: string; seed: string; oscillator: string; scenario?: string; json?: boolean }) => {
+      const { parseScenario, ConstellationSimulator, GnssEngine, defaultAnomalyModel, positionReport, integrityReport, timingReport } = await loadEngine();
       const site = opts.site.split(',').map(Number);
       if (site.length !== 3 || site.some((v) => !Number.isFinite(v)) || Math.abs(site[0]) > 90 || Math.abs(site[1]) > 180) {
         throw new Error(`--site must be lat,lon,height in degrees and metres, got "${opts.site}"`);

@@ -1,9 +1,6 @@
 /** `lattice licenses issue` (variant A artifacts) and `lattice keys rotate-signing`. */
 import type { Command } from 'commander';
-import { isAlgorithm } from '../../engines/crypto/index.ts';
-import { getAccount } from '../../platform/identity/accounts.ts';
-import { issueLicense } from '../../services/licensing/artifacts/issue.ts';
-import { SigningKeys, type KeyPurpose } from '../../services/licensing/signing-keys.ts';
+import type { KeyPurpose } from '../../services/licensing/signing-keys.ts';
 import { printResult, withStore, withStoreOptions, type StoreFlags } from '../lib/store.ts';
 
 function parseDate(flag: string, value: string | undefined): Date | null {
@@ -47,6 +44,11 @@ export function register(program: Command): void {
         }
         fingerprint = parsed as Record<string, string>;
       }
+      const [{ getAccount }, { issueLicense }, { SigningKeys }] = await Promise.all([
+        import('../../platform/identity/accounts.ts'),
+        import('../../services/licensing/artifacts/issue.ts'),
+        import('../../services/licensing/signing-keys.ts'),
+      ]);
       const issued = await withStore(o, async (s) => {
         if (!(await getAccount(s.db, o.account))) throw new Error(`account not found: ${o.account}`);
         return issueLicense(
@@ -79,6 +81,7 @@ export function register(program: Command): void {
       .option('--json', 'print one JSON object'),
   ).action(async (o: StoreFlags & { purpose: string; algorithm: string; name: string; json?: boolean }) => {
     if (o.purpose !== 'artifact' && o.purpose !== 'kms') throw new Error('--purpose must be artifact or kms');
+    const [{ isAlgorithm }, { SigningKeys }] = await Promise.all([import('../../engines/crypto/index.ts'), import('../../services/licensing/signing-keys.ts')]);
     if (!isAlgorithm(o.algorithm)) throw new Error(`unknown algorithm '${o.algorithm}'`);
     const algorithm = o.algorithm;
     const key = await withStore(o, (s) => new SigningKeys(s.db).rotate(o.purpose as KeyPurpose, algorithm, o.name));

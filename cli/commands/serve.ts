@@ -1,8 +1,5 @@
 /** `lattice serve`: starts every service (or `--only` some) on its port, until SIGTERM/SIGINT. */
 import type { Command } from 'commander';
-import { loadConfig } from '../../platform/config.ts';
-import { startLattice } from '../../platform/server.ts';
-import { defaultPorts, services } from '../../services/index.ts';
 
 export function register(program: Command): void {
   program
@@ -14,6 +11,11 @@ export function register(program: Command): void {
     .option('--host <host>', 'address to listen on (default 127.0.0.1)')
     .option('--config <file>', 'configuration file (default ./lattice.config.json)')
     .action(async (opts: { only?: string; dataDir?: string; databaseUrl?: string; host?: string; config?: string }) => {
+      const [{ loadConfig }, { startLattice }, { defaultPorts, services }] = await Promise.all([
+        import('../../platform/config.ts'),
+        import('../../platform/server.ts'),
+        import('../../services/index.ts'),
+      ]);
       const config = loadConfig({ file: opts.config, flags: opts, defaults: defaultPorts });
       const lattice = await startLattice(config, services);
       process.stdout.write(`lattice: store ${lattice.store.mode === 'postgres' ? 'PostgreSQL' : `embedded in ${config.dataDir}`}\n`);

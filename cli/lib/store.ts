@@ -1,9 +1,10 @@
-/** How CLI commands reach the store: the same data dir / DATABASE_URL options as `serve`. */
+/**
+ * How CLI commands reach the store: the same data dir / DATABASE_URL options as `serve`.
+ * Light to import (commands import it from their `register`): the store, the migrations
+ * and the service list are loaded only when a command opens the store.
+ */
 import type { Command } from 'commander';
-import { loadConfig } from '../../platform/config.ts';
-import { allMigrations } from '../../platform/server.ts';
-import { openStore, type Store } from '../../platform/storage/store.ts';
-import { defaultPorts, services } from '../../services/index.ts';
+import type { Store } from '../../platform/storage/store.ts';
 
 export interface StoreFlags {
   dataDir?: string;
@@ -20,6 +21,12 @@ export function withStoreOptions(cmd: Command): Command {
 
 /** Opens the store (through a running `lattice serve` when one owns it), runs `fn`, closes. */
 export async function withStore<T>(flags: StoreFlags, fn: (store: Store) => Promise<T>): Promise<T> {
+  const [{ loadConfig }, { openStore }, { platformMigrations }, { defaultPorts, services }] = await Promise.all([
+    import('../../platform/config.ts'),
+    import('../../platform/storage/store.ts'),
+    import('../../platform/migrations.ts'),
+    import('../../services/index.ts'),
+  ]);
   const config = loadConfig({
     file: flags.config,
     flags: { dataDir: flags.dataDir, databaseUrl: flags.databaseUrl },
@@ -28,7 +35,7 @@ export async function withStore<T>(flags: StoreFlags, fn: (store: Store) => Prom
   const store = await openStore({
     dataDir: config.dataDir,
     databaseUrl: config.databaseUrl ?? undefined,
-    migrations: allMigrations(services),
+    migrations: [...platformMigrations, ...services.flatMap((s) => s.migrations)],
   });
   try {
     return await fn(store);

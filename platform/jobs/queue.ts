@@ -103,3 +103,19 @@ export class JobQueue {
     await this.boss.stop({ graceful: true, wait: true, timeout: timeoutMs });
   }
 }
+
+/**
+ * A queue started on first call and shared by every caller after that; `stop` stops it only
+ * when it was started. The server and the test harness give one to every service.
+ */
+export function lazyQueue(db: Database, options: QueueOptions = {}): { get: () => Promise<JobQueue>; stop: () => Promise<void> } {
+  let started: Promise<JobQueue> | null = null;
+  return {
+    get: () => (started ??= JobQueue.start(db, options)),
+    async stop() {
+      if (!started) return;
+      const queue = await started.catch(() => null);
+      await queue?.stop(10_000);
+    },
+  };
+}

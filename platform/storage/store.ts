@@ -29,6 +29,18 @@ export interface Store {
 
 const SOCKET_PORT = 5432;
 
+/** The embedded store is held by another process (the one named by its pid). */
+export class StoreInUseError extends Error {
+  readonly code = 'data_dir_in_use';
+  constructor(
+    readonly dataDir: string,
+    readonly pid: number,
+  ) {
+    super(`the data dir ${dataDir} is in use by process ${pid} (another lattice serve): stop it (kill ${pid}) or use another --data-dir`);
+    this.name = 'StoreInUseError';
+  }
+}
+
 function lockPath(dataDir: string): string {
   return join(dataDir, 'lattice.lock');
 }
@@ -65,7 +77,7 @@ function takeLock(dataDir: string, socket: boolean): () => void {
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
       const owner = embeddedOwner(dataDir);
-      if (owner) throw new Error(`the data dir ${dataDir} is in use by process ${owner.pid}`);
+      if (owner) throw new StoreInUseError(dataDir, owner.pid);
       rmSync(path, { force: true }); // stale lock of a process that died
     }
   }
@@ -93,8 +105,10 @@ export async function openStore(options: StoreOptions): Promise<Store> {
   mkdirSync(dataDir, { recursive: true });
   const owner = embeddedOwner(dataDir);
   if (owner) {
+    // A second server on the same embedded store would serve it twice: refuse at once.
+    if (options.serveSocket) throw new StoreInUseError(dataDir, owner.pid);
     if (!owner.socket) {
-      throw new Error(`the data dir ${dataDir} is in use by process ${owner.pid}, which does not serve it`);
+      throw new Error(`the data dir ${dataDir} is in use by process ${owner.pid}, which does not serve it: wait for it to finish, or stop it (kill ${owner.pid})`);
     }
     await waitForSocket(join(dataDir, `.s.PGSQL.${SOCKET_PORT}`), owner.pid);
     // One client: over the socket every connection shares one PGlite session, so a second

@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 import type { ServiceApp } from '../http/app.ts';
 import { createAccount, setPlan } from '../identity/accounts.ts';
 import { createKey, type KeyKind } from '../identity/keys.ts';
+import { lazyQueue } from '../jobs/queue.ts';
 import { allMigrations } from '../server.ts';
 import type { ServiceContext, ServiceDefinition } from '../service.ts';
 import { openPglite, openPostgres, type Database } from '../storage/database.ts';
@@ -14,6 +15,8 @@ import { migrate, type Migration } from '../storage/migrate.ts';
 
 export interface TestDatabase {
   db: Database;
+  /** Schema for the job queue: a private one on a shared PostgreSQL server, so test files never take each other's jobs. */
+  queueSchema: string;
   close(): Promise<void>;
 }
 
@@ -27,16 +30,18 @@ export async function openTestDatabase(migrations: readonly Migration[]): Promis
     await migrate(db, migrations);
     return {
       db,
+      queueSchema: `pgboss_${schema}`,
       async close() {
         await db.close();
         await admin.exec(`DROP SCHEMA ${schema} CASCADE`);
+        await admin.exec(`DROP SCHEMA IF EXISTS pgboss_${schema} CASCADE`);
         await admin.close();
       },
     };
   }
   const db = await openPglite(null);
   await migrate(db, migrations);
-  return { db, close: () => db.close() };
+  return { db, queueSchema: 'pgboss', close: () => db.close() };
 }
 
 /** A clock tests can stop and move; it runs in real time until `set` is first called. */
@@ -67,9 +72,11 @@ export interface TestService {
 }
 
 export async function startTestService(def: ServiceDefinition, options: { prefix?: string } = {}): Promise<TestService> {
-  const { db, close } = await openTestDatabase(allMigrations([def]));
+  const { db, queueSchema, close } = await openTestDatabase(allMigrations([def]));
   const clock = new TestClock();
-  const ctx: ServiceContext = { db, dataDir: '', now: clock.now };
+  // Fast maintenance and polling so that retries and expiries happen within a test's time.
+  const queue = lazyQueue(db, { schema: queueSchema, maintenanceIntervalSeconds: 1, pollingIntervalSeconds: 0.5 });
+  const ctx: ServiceContext = { db, dataDir: '', now: clock.now, queue: queue.get };
   const app = await def.build(ctx, { prefix: options.prefix ?? '' });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const address = app.server.address();
@@ -99,6 +106,7 @@ export async function startTestService(def: ServiceDefinition, options: { prefix
     },
     async close() {
       await app.close();
+      await queue.stop();
       await close();
     },
   };

@@ -8,6 +8,9 @@ export interface CPlan {
   requestsPerSecond: number;
 }
 
+/** Prefix of variant C API keys (`lcc_...`). */
+export const C_KEY_PREFIX = 'lcc';
+
 /** "Unlimited" as a number, the same value variant B's plan listing reports. */
 export const UNLIMITED = 999_999_999;
 

@@ -2,77 +2,12 @@
  * Licensing variant C as its own service (CONTRACT: id `licensing-c`, port 8102): customer
  * registration with bearer keys shown once, license generation and validation with
  * quantum-derived signatures, per-plan monthly limits and request rates, SDK information.
+ *
+ * A light descriptor: `build()` loads the application (./app.ts) when the service starts.
  */
-import type { ServiceApp } from '../../platform/http/app.ts';
-import { createServiceApp } from '../../platform/http/app.ts';
-import { requireKey } from '../../platform/http/auth.ts';
-import { ApiError } from '../../platform/http/errors.ts';
-import type { ServiceContext, ServiceDefinition } from '../../platform/service.ts';
-import { CDetailError, formatDetailError } from './errors.ts';
+import type { ServiceDefinition } from '../../platform/service.ts';
 import { licensingCMigrations } from './migrations.ts';
-import { C_PLANS, cPlan } from './plans.ts';
-import { QuantumProbe } from '../../engines/crypto/quantum-probe.ts';
-import type { CDeps } from './routes/context.ts';
-import { registerGenerate } from './routes/generate.ts';
-import { registerHealth } from './routes/health.ts';
-import { registerMe } from './routes/me.ts';
-import { C_KEY_PREFIX, registerRegister } from './routes/register.ts';
-import { registerSdk } from './routes/sdk.ts';
-import { registerStats } from './routes/stats.ts';
-import { registerValidate } from './routes/validate.ts';
-import { loadSignatureSecret } from '../licensing/keys/secret.ts';
-
-async function build(ctx: ServiceContext, options: { prefix: string }): Promise<ServiceApp> {
-  const app = await createServiceApp({
-    prefix: options.prefix,
-    bodyLimit: 64 * 1024,
-    formatError: formatDetailError,
-    docs: {
-      title: 'Lattice Licensing (variant C)',
-      version: '1.0.0',
-      description:
-        'Customer registration with bearer API keys, license generation and validation with quantum-derived signatures ' +
-        '(measured on the Lattice density-matrix simulator with a noisy backend model), statistics and SDK information.',
-      securitySchemes: {
-        bearerAuth: { type: 'http', scheme: 'bearer', description: `An API key (${C_KEY_PREFIX}_...) from registration` },
-      },
-    },
-  });
-  app.addSchema(CDetailError);
-
-  const probe = new QuantumProbe();
-  // Probe once at start so the first /health answers from a real run.
-  await probe.available();
-  const deps: CDeps = {
-    ctx,
-    prefix: options.prefix,
-    secret: await loadSignatureSecret(ctx.db, 'licensing_c_secrets'),
-    probe,
-    bearerAuth: requireKey({
-      db: ctx.db,
-      service: 'licensing-c',
-      header: 'bearer',
-      ratePerSecond: (plan) => cPlan(plan).requestsPerSecond,
-      unauthorized: () => new ApiError(401, 'invalid_api_key', 'Invalid or missing API key'),
-      rateLimited: () => new ApiError(429, 'rate_limited', 'Rate limit exceeded for your plan; retry in a second', {}, { 'retry-after': '1' }),
-    }),
-  };
-
-  await app.register(
-    async (scope) => {
-      const s = scope as unknown as ServiceApp;
-      registerHealth(s, deps);
-      registerRegister(s, deps);
-      registerMe(s, deps);
-      registerGenerate(s, deps);
-      registerValidate(s, deps);
-      registerStats(s, deps);
-      registerSdk(s, deps);
-    },
-    { prefix: options.prefix },
-  );
-  return app;
-}
+import { C_KEY_PREFIX, C_PLANS } from './plans.ts';
 
 export const licensingCService: ServiceDefinition = {
   id: 'licensing-c',
@@ -81,5 +16,8 @@ export const licensingCService: ServiceDefinition = {
   migrations: licensingCMigrations,
   keyPrefix: C_KEY_PREFIX,
   plans: C_PLANS,
-  build,
+  async build(ctx, options) {
+    const { build } = await import('./app.ts');
+    return build(ctx, options);
+  },
 };

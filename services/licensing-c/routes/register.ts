@@ -8,10 +8,8 @@ import { ApiError } from '../../../platform/http/errors.ts';
 import { createAccount, setPlan } from '../../../platform/identity/accounts.ts';
 import { createKey } from '../../../platform/identity/keys.ts';
 import { CDetailError } from '../errors.ts';
-import { C_PLANS, cPlan, isCPlan } from '../plans.ts';
+import { C_KEY_PREFIX, C_PLANS, cPlan, isCPlan } from '../plans.ts';
 import { TAG, type CDeps } from './context.ts';
-
-export const C_KEY_PREFIX = 'lcc';
 
 const Body = Type.Object({
   email: Type.String({ format: 'email', maxLength: 254 }),

@@ -45,7 +45,7 @@ async function openRestartableStore(): Promise<Pick<Store, 'db' | 'close'>> {
 
 async function boot() {
   const store = await openRestartableStore();
-  const app = await licensingService.build({ db: store.db, dataDir, now: () => new Date() }, { prefix: '' });
+  const app = await licensingService.build({ db: store.db, dataDir, now: () => new Date(), queue: () => Promise.reject(new Error('no job queue in this test')) }, { prefix: '' });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const address = app.server.address();
   const url = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;

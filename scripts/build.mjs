@@ -1,0 +1,119 @@
+#!/usr/bin/env node
+// Compiles the TypeScript tree the `lattice` program runs to JavaScript in dist/, so that a
+// start does no transpiling: `npm install` runs it (postinstall), `npm test` runs it when
+// dist/ is stale, and `npm run build` runs it by hand.
+//
+// One esbuild pass with code splitting: dist/cli.js holds the command-line program and the
+// `register()` of every command file; whatever a command or service loads with
+// `await import()` (engines, Fastify, the store, each service's app) becomes its own chunk,
+// loaded only when that command runs. Packages stay in node_modules (not bundled).
+//
+// Sources find their data files (models, workers, native addons, fixtures) relative to
+// `import.meta.url`; every output file sits in dist/ itself, so each source's
+// `import.meta.url` is rewritten to the URL of that source file, computed from the chunk's
+// own URL: the program keeps working wherever the checkout is.
+import { readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { join, relative, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { MANIFEST, MANIFEST_VERSION, staleReason } from './build-state.mjs';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const posix = (p) => p.split(sep).join('/');
+
+/** Source files in cli/commands/ that register commands (tests excluded). */
+export function commandFiles() {
+  return readdirSync(join(root, 'cli/commands'))
+    .filter((f) => f.endsWith('.ts') && !f.endsWith('.test.ts') && !f.endsWith('.d.ts'))
+    .sort();
+}
+
+export async function build({ quiet = false } = {}) {
+  const started = Date.now();
+  const esbuild = await import('esbuild');
+  const out = join(root, 'dist');
+  const tmp = join(root, `dist.tmp-${process.pid}`);
+  rmSync(tmp, { recursive: true, force: true });
+  // Anything written after this instant counts as newer than the build.
+  const builtAt = Date.now();
+  const commands = commandFiles();
+  const entry = [
+    "export { main } from './cli/main.ts';",
+    ...commands.map((f, i) => `import * as c${i} from './cli/commands/${f}';`),
+    `export const commands = [${commands.map((f, i) => `['${f}', c${i}]`).join(', ')}];`,
+  ].join('\n');
+  const rewriteMetaUrl = {
+    name: 'source-import-meta-url',
+    setup(b) {
+      b.onLoad({ filter: /\.(ts|mts)$/ }, (args) => {
+        if (args.path.includes(`${sep}node_modules${sep}`)) return undefined;
+        let text = readFileSync(args.path, 'utf8');
+        if (text.includes('import.meta.url')) {
+          const fromDist = posix(relative(out, args.path));
+          text = text.replaceAll('import.meta.url', `new URL(${JSON.stringify(fromDist)}, import.meta.url).href`);
+        }
+        return { contents: text, loader: 'ts' };
+      });
+    },
+  };
+  const result = await esbuild.build({
+    stdin: { contents: entry, resolveDir: root, sourcefile: 'lattice-cli-entry.ts', loader: 'ts' },
+    outdir: tmp,
+    entryNames: 'cli',
+    chunkNames: '[name]-[hash]',
+    bundle: true,
+    splitting: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    packages: 'external',
+    sourcemap: 'linked',
+    metafile: true,
+    logLevel: 'silent',
+    plugins: [rewriteMetaUrl],
+  });
+  for (const w of result.warnings) {
+    // Dynamic imports with computed paths (the tsx-mode command loader) stay as they are.
+    if (!quiet && !/import\(\) expression|cannot be analyzed/.test(w.text)) process.stderr.write(`build: warning: ${w.text}\n`);
+  }
+  const inputs = Object.keys(result.metafile.inputs)
+    .filter((p) => !p.startsWith('node_modules/') && !p.includes('lattice-cli-entry'))
+    .map(posix)
+    .sort();
+  const dirs = ['cli/commands', 'services', 'scripts/build.mjs', 'package.json'];
+  writeFileSync(join(tmp, 'manifest.json'), `${JSON.stringify({ version: MANIFEST_VERSION, builtAt, dirs, inputs }, null, 1)}\n`);
+  writeFileSync(join(tmp, 'package.json'), '{ "type": "module" }\n');
+  // Swap in one step, so that a program starting meanwhile sees the old or the new build.
+  const old = join(root, `dist.old-${process.pid}`);
+  try {
+    renameSync(out, old);
+  } catch {}
+  try {
+    renameSync(tmp, out);
+  } catch (err) {
+    // Another build finished first and its dist/ is as new as ours.
+    rmSync(tmp, { recursive: true, force: true });
+    if (!['ENOTEMPTY', 'EEXIST'].includes(err.code)) throw err;
+  }
+  rmSync(old, { recursive: true, force: true });
+  if (!quiet) process.stdout.write(`build: dist/ from ${inputs.length} sources in ${Date.now() - started} ms\n`);
+  return { inputs: inputs.length };
+}
+
+/** Builds when dist/ is missing or older than the sources; true when it built. */
+export async function buildIfStale(options) {
+  if (staleReason(root) === null) return false;
+  await build(options);
+  return true;
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  const ifStale = process.argv.includes('--if-stale');
+  try {
+    if (ifStale) await buildIfStale();
+    else await build();
+  } catch (err) {
+    process.stderr.write(`build: ${err instanceof Error ? err.message : String(err)}\n`);
+    // An install must not fail for this: bin/lattice.mjs runs the sources when dist/ is missing.
+    process.exitCode = process.env.LATTICE_BUILD_REQUIRED === '1' ? 1 : 0;
+  }
+}

@@ -1,0 +1,90 @@
+/**
+ * The licensing service's application: routes, signing keys and the verification pool.
+ * Loaded by `build()` in service.ts only when the service starts, so that listing the
+ * services (CLI start-up, migrations) loads none of this.
+ */
+import { VerifyPool } from '../../engines/crypto/verify-pool.ts';
+import type { ServiceApp } from '../../platform/http/app.ts';
+import { createServiceApp } from '../../platform/http/app.ts';
+import { requireKey } from '../../platform/http/auth.ts';
+import { ApiError } from '../../platform/http/errors.ts';
+import type { ServiceContext } from '../../platform/service.ts';
+import { ArtifactValidator } from './artifacts/validator.ts';
+import type { LicensingDeps } from './deps.ts';
+import { DetailError, formatLicensingError } from './errors.ts';
+import { registerArtifactKeys } from './routes/a-keys.ts';
+import { registerIssue } from './routes/a-issue.ts';
+import { registerRestore } from './routes/a-restore.ts';
+import { registerRevocationSet } from './routes/a-revocation.ts';
+import { registerRevoke } from './routes/a-revoke.ts';
+import { registerValidate } from './routes/a-validate.ts';
+import { registerVariantB } from './routes/b-routes.ts';
+import { ValidationResult } from './routes/schemas.ts';
+import { SigningKeys } from './signing-keys.ts';
+
+export const LICENSING_VERSION = '1.0.0';
+
+export async function build(ctx: ServiceContext, options: { prefix: string }): Promise<ServiceApp> {
+  const app = await createServiceApp({
+    prefix: options.prefix,
+    bodyLimit: 256 * 1024,
+    formatError: formatLicensingError,
+    docs: {
+      title: 'Lattice Licensing',
+      version: LICENSING_VERSION,
+      description:
+        'Variant A: post-quantum signed license artifacts, device binding, grace periods and epoch-based revocation. ' +
+        'Variant B: license keys with quantum-derived signatures, plans, revocation list and KMS.',
+      securitySchemes: {
+        bearerAuth: { type: 'http', scheme: 'bearer', description: 'Variant A: a licensing API key (lic_...)' },
+        apiKeyAuth: { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'Variant B: a licensing API key (lic_...)' },
+        serviceToken: { type: 'http', scheme: 'bearer', description: 'KMS: a service token (lsvc_...)' },
+      },
+    },
+  });
+  app.addSchema(DetailError);
+  app.addSchema(ValidationResult);
+
+  const keys = new SigningKeys(ctx.db);
+  // Signing keys exist from the first start on, so /keys is never empty.
+  await keys.active('artifact', 'ML-DSA-65');
+
+  const verifyPool = new VerifyPool();
+  const artifactValidator = new ArtifactValidator(ctx.db, keys, verifyPool);
+  await artifactValidator.start();
+  app.addHook('onClose', async () => {
+    await artifactValidator.stop();
+    await verifyPool.close();
+  });
+
+  const invalidKey = () => new ApiError(401, 'invalid_api_key', 'Invalid or inactive API key');
+  const deps: LicensingDeps = {
+    ctx,
+    keys,
+    artifactValidator,
+    bearerAuth: requireKey({ db: ctx.db, service: 'licensing', header: 'bearer', unauthorized: invalidKey }),
+    apiKeyAuth: requireKey({ db: ctx.db, service: 'licensing', header: 'x-api-key', unauthorized: invalidKey }),
+    serviceTokenAuth: requireKey({
+      db: ctx.db,
+      service: 'licensing',
+      header: 'bearer',
+      kind: 'service_token',
+      unauthorized: () => new ApiError(401, 'invalid_service_token', 'Invalid or inactive service token'),
+    }),
+  };
+
+  await app.register(
+    async (scope) => {
+      const s = scope as unknown as ServiceApp;
+      registerIssue(s, deps);
+      registerValidate(s, deps);
+      registerRevoke(s, deps);
+      registerRestore(s, deps);
+      registerRevocationSet(s, deps);
+      registerArtifactKeys(s, deps);
+      await registerVariantB(s, deps, options.prefix);
+    },
+    { prefix: options.prefix },
+  );
+  return app;
+}

@@ -1,0 +1,237 @@
+/**
+ * The quantum job system every quantum service shares: a job is a row of `quantum_jobs` that
+ * the queue runner of any process on the store claims and runs on a pool of worker threads;
+ * status changes are conditional UPDATEs (records.ts), emulated devices run their queues one
+ * job at a time in FIFO order, and a job left behind by a dead process is put back and run
+ * again. See README.md.
+ *
+ * @example
+ *   const workers = await startQuantumWorkers(ctx);            // once per process, in build()
+ *   onJobFinished('qcos', async (ctx, job) => { ... });        // webhooks, evidence
+ *   const job = await submitJob(ctx, { service: 'qcos', accountId, kind: 'run', backend: 'statevector_simulator',
+ *     input: { task: { qasm, backend: 'statevector_simulator', shots: 1000, optimizationLevel: 2, execute: true } } });
+ *   const done = await waitForJob(ctx, { service: 'qcos', accountId }, job.id, 10_000);
+ *   const result = await getJobResult(ctx, { service: 'qcos', accountId }, job.id);
+ */
+import { listBackends } from '../../engines/quantum/backends.ts';
+import type { ServiceContext } from '../service.ts';
+import type { Database } from '../storage/database.ts';
+import { TaskCancelled, TaskFailure, WorkerPool } from './pool.ts';
+import {
+  cancel,
+  insertJob,
+  queuePosition,
+  queueStats,
+  requeueFailed,
+  selectJob,
+  selectJobWithResult,
+  selectJobs,
+  selectResult,
+  usageFigures,
+  type ListQuery,
+  type NewJob,
+  type QuantumJob,
+  type QueueStats,
+  type Scope,
+  type UsageFigures,
+} from './records.ts';
+import { finishedHandlers, QuantumRunner, runFinishedHandlers, type FinishedHandler, type JobInput, type RunnerOptions } from './runner.ts';
+import { prepareTask, TaskError, type CircuitTask, type Optimization } from './task.ts';
+
+export { quantumJobMigrations } from './migrations.ts';
+export { QuotaError, ACTIVE, TERMINAL, COMPRESS_ABOVE_BYTES } from './records.ts';
+export type { JobError, JobKind, JobStatus, MinutesKind, NewJob, QuantumJob, QueueStats, Scope, SubmitLimits, UsageFigures, ListQuery } from './records.ts';
+export { TaskFailure } from './pool.ts';
+export { executeTask, prepareTask, TaskError, backendOf, validateCircuit, optimizeFor } from './task.ts';
+export type { CircuitTask, Optimization, Quality, TaskResult, Limits } from './task.ts';
+export type { FinishedHandler, JobInput, RunnerOptions } from './runner.ts';
+
+/** Emulated devices: the catalog's hardware backends, each with its own FIFO queue. */
+export const DEVICE_IDS: readonly string[] = listBackends()
+  .filter((b) => b.type === 'hardware')
+  .map((b) => b.id);
+
+export interface QuantumWorkers {
+  runner: QuantumRunner;
+  pool: WorkerPool;
+  /** Gives back this caller's use; the last one stops the runner (its jobs go back to the queue). */
+  release(): Promise<void>;
+}
+
+export interface StartOptions extends RunnerOptions {
+  /** Worker threads of the process's pool (default LATTICE_QUANTUM_WORKERS, else 2). */
+  workers?: number;
+}
+
+let pool: WorkerPool | null = null;
+const runners = new Map<Database, { runner: QuantumRunner; refs: number; started: Promise<void> }>();
+
+function poolSize(options: StartOptions): number {
+  const env = Number(process.env.LATTICE_QUANTUM_WORKERS);
+  return options.workers ?? (Number.isInteger(env) && env > 0 ? env : 2);
+}
+
+/**
+ * Starts this process's queue runner for the store (idempotent: later calls share it) and the
+ * process's worker pool. Call it in a service's build(), and `release()` when the app closes.
+ */
+export async function startQuantumWorkers(ctx: ServiceContext, options: StartOptions = {}): Promise<QuantumWorkers> {
+  pool ??= new WorkerPool(poolSize(options));
+  let entry = runners.get(ctx.db);
+  if (!entry) {
+    const runner = new QuantumRunner(ctx, pool, DEVICE_IDS, options);
+    entry = { runner, refs: 0, started: runner.start() };
+    runners.set(ctx.db, entry);
+  }
+  entry.refs++;
+  await entry.started;
+  const held = entry;
+  let released = false;
+  return {
+    runner: held.runner,
+    pool,
+    async release() {
+      if (released) return;
+      released = true;
+      if (--held.refs > 0) return;
+      runners.delete(ctx.db);
+      await held.runner.stop();
+      if (runners.size === 0 && pool) {
+        const p = pool;
+        pool = null;
+        await p.close();
+      }
+    },
+  };
+}
+
+function runnerOf(ctx: ServiceContext): QuantumRunner | null {
+  return runners.get(ctx.db)?.runner ?? null;
+}
+
+/** Registers what happens when a job of `service` ends (completed, failed or cancelled). */
+export function onJobFinished(service: string, handler: FinishedHandler): () => void {
+  const list = finishedHandlers.get(service) ?? [];
+  list.push(handler);
+  finishedHandlers.set(service, list);
+  return () => {
+    const i = list.indexOf(handler);
+    if (i >= 0) list.splice(i, 1);
+  };
+}
+
+export interface Prepared {
+  num_qubits: number;
+  num_clbits: number;
+  depth: number;
+  optimization?: Optimization;
+}
+
+/**
+ * Validates a circuit for its backend and runs the optimizer, off the event loop when the
+ * process has workers. Throws TaskFailure (`INVALID_CIRCUIT`, `INVALID_BACKEND`,
+ * `CIRCUIT_TOO_LARGE`) for what the caller should refuse.
+ */
+export async function prepareCircuit(ctx: ServiceContext, task: CircuitTask): Promise<Prepared> {
+  const runner = runnerOf(ctx);
+  if (!runner) {
+    try {
+      return prepareTask(task);
+    } catch (err) {
+      if (err instanceof TaskError) throw new TaskFailure(err.code, err.message, err.details);
+      throw err;
+    }
+  }
+  return (await runner.pool.run('prepare', task).done) as Prepared;
+}
+
+/** Inserts a job (quota checks and insert in one transaction) and starts it at once when a worker is free. */
+export async function submitJob(ctx: ServiceContext, job: NewJob<JobInput>): Promise<QuantumJob<JobInput>> {
+  const row = await insertJob(ctx.db, job, ctx.now());
+  const runner = runnerOf(ctx);
+  if (runner) runner.kick();
+  if (ctx.db.kind === 'postgres') await ctx.db.query("SELECT pg_notify('quantum_jobs_new', $1)", [row.id]);
+  return row;
+}
+
+export async function getJob(ctx: ServiceContext, scope: Scope, id: string): Promise<QuantumJob<JobInput> | null> {
+  return selectJob<JobInput>(ctx.db, scope, id);
+}
+
+export async function getJobResult<R = unknown>(ctx: ServiceContext, scope: Scope, id: string): Promise<R | null> {
+  return selectResult<R>(ctx.db, scope, id);
+}
+
+/** The job and its result (null until it completed) in one read; null when the job is unknown. */
+export async function getJobWithResult<R = unknown>(ctx: ServiceContext, scope: Scope, id: string): Promise<{ job: QuantumJob<JobInput>; result: R | null } | null> {
+  return selectJobWithResult<JobInput, R>(ctx.db, scope, id);
+}
+
+export async function listJobs(ctx: ServiceContext, query: ListQuery): Promise<{ jobs: QuantumJob<JobInput>[]; total: number }> {
+  return selectJobs<JobInput>(ctx.db, query);
+}
+
+/** 1-based place in its backend's queue while the job is queued, else null. */
+export async function jobQueuePosition(ctx: ServiceContext, job: QuantumJob<unknown>): Promise<number | null> {
+  return queuePosition(ctx.db, job);
+}
+
+export type CancelOutcome =
+  | { outcome: 'cancelled'; job: QuantumJob<JobInput>; previous: string }
+  | { outcome: 'already_finished'; job: QuantumJob<JobInput> }
+  | { outcome: 'not_found' };
+
+/**
+ * Cancels a job that is not finished: its row first (one conditional UPDATE, so a finish
+ * racing it cannot also win), then its simulation, wherever it runs.
+ */
+export async function cancelJob(ctx: ServiceContext, scope: Scope, id: string): Promise<CancelOutcome> {
+  const done = await cancel<JobInput>(ctx.db, scope, id, ctx.now());
+  if (!done) {
+    const job = await selectJob<JobInput>(ctx.db, scope, id);
+    return job ? { outcome: 'already_finished', job } : { outcome: 'not_found' };
+  }
+  const runner = runnerOf(ctx);
+  if (done.owner) {
+    const stoppedHere = runner?.stopLocal(id) ?? false;
+    if (!stoppedHere && ctx.db.kind === 'postgres') await ctx.db.query("SELECT pg_notify('quantum_jobs_cancel', $1)", [id]);
+  }
+  runner?.announce(done.job);
+  await runFinishedHandlers(ctx, done.job);
+  return { outcome: 'cancelled', job: done.job, previous: done.previous };
+}
+
+/** Puts a failed job back in its queue (a new attempt, a new hold of the same size); null when it is not failed. */
+export async function retryJob(ctx: ServiceContext, scope: Scope, id: string): Promise<QuantumJob<JobInput> | null> {
+  const job = await requeueFailed<JobInput>(ctx.db, scope, id, ctx.now());
+  if (job) runnerOf(ctx)?.kick();
+  return job;
+}
+
+/** Resolves once the job is terminal (or after `timeoutMs` with its current row); null when unknown. */
+export async function waitForJob(ctx: ServiceContext, scope: Scope, id: string, timeoutMs: number): Promise<QuantumJob<JobInput> | null> {
+  const runner = runnerOf(ctx);
+  if (runner) return runner.waitFor(scope.service, scope.accountId, id, timeoutMs);
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const job = await selectJob<JobInput>(ctx.db, scope, id);
+    if (!job || ['completed', 'failed', 'cancelled'].includes(job.status) || Date.now() >= deadline) return job;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/**
+ * Queue figures per backend, measured from the jobs table: waiting jobs, running jobs, the
+ * mean wait of the last 24 hours and the expected wait of a job submitted now.
+ */
+export async function deviceQueueStats(ctx: ServiceContext, backends: readonly string[]): Promise<Map<string, QueueStats>> {
+  const workers = runnerOf(ctx)?.pool.size ?? 1;
+  return queueStats(ctx.db, backends, { now: ctx.now(), parallel: (b) => (DEVICE_IDS.includes(b) ? 1 : workers) });
+}
+
+/** An account's use of a service over a period, summed from its job rows. */
+export async function jobUsage(ctx: ServiceContext, o: { service: string; accountId: string; from: Date; to: Date }): Promise<UsageFigures> {
+  return usageFigures(ctx.db, o);
+}
+
+export { TaskCancelled };

@@ -1,0 +1,64 @@
+/** Schema of the shared quantum job system: one row per job of every quantum service. */
+import type { Migration } from '../storage/migrate.ts';
+
+export const quantumJobMigrations: Migration[] = [
+  {
+    id: 'quantum-jobs/0001_init',
+    sql: `
+CREATE SEQUENCE quantum_job_queue_seq;
+--;
+CREATE TABLE quantum_jobs (
+  id text PRIMARY KEY,
+  service text NOT NULL,
+  account_id text NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+  key_id text,
+  -- 'run' (validate, optimize, execute), 'optimize' (no execution), 'simulate' (execute as given)
+  kind text NOT NULL,
+  backend text NOT NULL,
+  status text NOT NULL CHECK (status IN ('queued', 'validating', 'optimizing', 'running', 'completed', 'failed', 'cancelled')),
+  input jsonb NOT NULL,
+  -- Small results inline; results whose JSON passes the threshold are gzip-compressed in result_gz.
+  result jsonb,
+  result_gz bytea,
+  error jsonb,
+  batch_id text,
+  -- FIFO order within the backend's queue (and the order of the simulator pool).
+  queue_seq bigint NOT NULL DEFAULT nextval('quantum_job_queue_seq'),
+  attempts integer NOT NULL DEFAULT 0,
+  -- The process holding the job and until when its claim is good; heartbeats extend it.
+  owner text,
+  lease_until timestamptz,
+  -- Minutes are exact decimals so that charged + refunded = reserved holds to the last digit.
+  -- Minutes: 'quantum' (emulated devices) or 'simulation' (simulators) or null (optimize jobs).
+  minutes_kind text,
+  hold_minutes numeric NOT NULL DEFAULT 0,
+  reserved_minutes numeric NOT NULL DEFAULT 0,
+  charged_minutes numeric NOT NULL DEFAULT 0,
+  refunded_minutes numeric NOT NULL DEFAULT 0,
+  credits integer NOT NULL DEFAULT 0,
+  execution_ms double precision,
+  created_at timestamptz NOT NULL,
+  started_at timestamptz,
+  run_started_at timestamptz,
+  finished_at timestamptz,
+  updated_at timestamptz NOT NULL
+);
+--;
+CREATE INDEX quantum_jobs_account ON quantum_jobs (service, account_id, created_at DESC);
+--;
+CREATE INDEX quantum_jobs_active ON quantum_jobs (backend, queue_seq) WHERE status IN ('queued', 'validating', 'optimizing', 'running');
+--;
+CREATE INDEX quantum_jobs_batch ON quantum_jobs (batch_id) WHERE batch_id IS NOT NULL;
+`,
+  },
+  {
+    // The claim and the queue figures read indexes, whatever the jobs table holds (few indexes:
+    // on the embedded store each one adds to the planning of every statement on the table).
+    id: 'quantum-jobs/0002_hot_path_indexes',
+    sql: `
+CREATE INDEX quantum_jobs_queued ON quantum_jobs (queue_seq) WHERE status = 'queued';
+--;
+CREATE INDEX quantum_jobs_backend_started ON quantum_jobs (backend, started_at DESC) WHERE started_at IS NOT NULL;
+`,
+  },
+];

@@ -1,0 +1,552 @@
+/**
+ * The job rows and every change of their status. Each change is one conditional UPDATE on
+ * the current status, so two racing changes (a cancel and a finish) leave exactly one of them
+ * applied: the state machine lives in the WHERE clauses below, not in memory.
+ *
+ *   queued -> validating -> optimizing -> running -> completed
+ *   (validating | optimizing can jump ahead: a fast job writes only its last stage)
+ *   any non-terminal -> failed | cancelled;  failed -> queued (retry);
+ *   validating | optimizing | running with a dead owner -> queued (recovery)
+ */
+import { gunzipSync, gzipSync } from 'node:zlib';
+import { newId } from '../identity/ids.ts';
+import type { Database, Sql } from '../storage/database.ts';
+
+export type JobStatus = 'queued' | 'validating' | 'optimizing' | 'running' | 'completed' | 'failed' | 'cancelled';
+export type JobKind = 'run' | 'optimize' | 'simulate';
+export type MinutesKind = 'quantum' | 'simulation';
+
+export const ACTIVE: readonly JobStatus[] = ['queued', 'validating', 'optimizing', 'running'];
+export const TERMINAL: readonly JobStatus[] = ['completed', 'failed', 'cancelled'];
+const IN_WORK = `('validating', 'optimizing', 'running')`;
+const ACTIVE_SQL = `('queued', 'validating', 'optimizing', 'running')`;
+
+export interface JobError {
+  code: string;
+  message: string;
+  details?: Record<string, unknown>;
+}
+
+export interface QuantumJob<I = Record<string, unknown>> {
+  id: string;
+  service: string;
+  accountId: string;
+  keyId: string | null;
+  kind: JobKind;
+  backend: string;
+  status: JobStatus;
+  input: I;
+  error: JobError | null;
+  batchId: string | null;
+  queueSeq: number;
+  attempts: number;
+  minutesKind: MinutesKind | null;
+  /** Minutes held by the current attempt (its wall-clock limit). */
+  holdMinutes: number;
+  /** Minutes held over every attempt; always charged + refunded once the job is terminal. */
+  reservedMinutes: number;
+  chargedMinutes: number;
+  refundedMinutes: number;
+  credits: number;
+  /** The engine's run time of the last attempt. */
+  executionMs: number | null;
+  createdAt: Date;
+  startedAt: Date | null;
+  runStartedAt: Date | null;
+  finishedAt: Date | null;
+  updatedAt: Date;
+}
+
+interface Row {
+  id: string;
+  service: string;
+  account_id: string;
+  key_id: string | null;
+  kind: JobKind;
+  backend: string;
+  status: JobStatus;
+  input: unknown;
+  error: JobError | null;
+  batch_id: string | null;
+  queue_seq: number | string;
+  attempts: number;
+  minutes_kind: MinutesKind | null;
+  hold_minutes: string | number;
+  reserved_minutes: string | number;
+  charged_minutes: string | number;
+  refunded_minutes: string | number;
+  credits: number;
+  execution_ms: number | null;
+  created_at: Date | string;
+  started_at: Date | string | null;
+  run_started_at: Date | string | null;
+  finished_at: Date | string | null;
+  updated_at: Date | string;
+}
+
+const COLUMNS = `id, service, account_id, key_id, kind, backend, status, input, error, batch_id, queue_seq, attempts,
+  minutes_kind, hold_minutes, reserved_minutes, charged_minutes, refunded_minutes, credits, execution_ms,
+  created_at, started_at, run_started_at, finished_at, updated_at`;
+
+const date = (v: Date | string | null): Date | null => (v === null ? null : new Date(v));
+
+export function fromRow<I>(r: Row): QuantumJob<I> {
+  return {
+    id: r.id,
+    service: r.service,
+    accountId: r.account_id,
+    keyId: r.key_id,
+    kind: r.kind,
+    backend: r.backend,
+    status: r.status,
+    input: (typeof r.input === 'string' ? JSON.parse(r.input) : r.input) as I,
+    error: typeof r.error === 'string' ? (JSON.parse(r.error) as JobError) : r.error,
+    batchId: r.batch_id,
+    queueSeq: Number(r.queue_seq),
+    attempts: r.attempts,
+    minutesKind: r.minutes_kind,
+    holdMinutes: Number(r.hold_minutes),
+    reservedMinutes: Number(r.reserved_minutes),
+    chargedMinutes: Number(r.charged_minutes),
+    refundedMinutes: Number(r.refunded_minutes),
+    credits: r.credits,
+    executionMs: r.execution_ms === null ? null : Number(r.execution_ms),
+    createdAt: date(r.created_at)!,
+    startedAt: date(r.started_at),
+    runStartedAt: date(r.run_started_at),
+    finishedAt: date(r.finished_at),
+    updatedAt: date(r.updated_at)!,
+  };
+}
+
+/** Minutes as an exact decimal of at most 9 places (the ledger's unit). */
+export function minutes(ms: number): string {
+  return (Math.max(0, ms) / 60_000).toFixed(9);
+}
+
+// ---------------------------------------------------------------- results
+
+/** Results whose JSON is larger than this are stored gzip-compressed. */
+export const COMPRESS_ABOVE_BYTES = 64 * 1024;
+
+export function encodeResult(result: unknown): { json: string | null; gz: Buffer | null } {
+  const json = JSON.stringify(result);
+  if (json.length <= COMPRESS_ABOVE_BYTES) return { json, gz: null };
+  return { json: null, gz: gzipSync(json, { level: 6 }) };
+}
+
+export function decodeResult<R>(row: { result: unknown; result_gz: Uint8Array | null }): R | null {
+  if (row.result_gz) return JSON.parse(gunzipSync(Buffer.from(row.result_gz)).toString('utf8')) as R;
+  if (row.result === null || row.result === undefined) return null;
+  return (typeof row.result === 'string' ? JSON.parse(row.result) : row.result) as R;
+}
+
+// ---------------------------------------------------------------- submit
+
+export interface SubmitLimits {
+  /** Most jobs of this account and service not yet finished. */
+  maxConcurrent?: number;
+  /** Minutes of `minutesKind` this account may use from `periodStart` (held + charged). */
+  minutesIncluded?: number;
+  /** Optimization credits this account may use from `periodStart`. */
+  creditsIncluded?: number;
+  periodStart?: Date;
+}
+
+export interface NewJob<I> {
+  service: string;
+  accountId: string;
+  keyId?: string | null;
+  kind: JobKind;
+  backend: string;
+  input: I;
+  batchId?: string | null;
+  minutesKind?: MinutesKind | null;
+  /**
+   * The wall-clock limit of one attempt, held against the minutes quota until the job settles;
+   * with `limits.minutesIncluded` it is shortened to what is left of the quota.
+   */
+  holdMinutes?: number;
+  credits?: number;
+  limits?: SubmitLimits;
+  /** Job id to use (default: a new `job_...`). */
+  id?: string;
+}
+
+/** Why a submission was refused before anything was written or charged. */
+export class QuotaError extends Error {
+  constructor(
+    readonly reason: 'concurrent_jobs' | 'minutes' | 'credits',
+    message: string,
+    readonly limit: number,
+    readonly used: number,
+  ) {
+    super(message);
+    this.name = 'QuotaError';
+  }
+}
+
+// A constant shared by every process: the advisory-lock namespace of quota checks.
+const QUOTA_LOCK = 7_310_901;
+
+/**
+ * Inserts a job as `queued`. The quota checks and the insert run in one transaction under a
+ * per-account advisory lock, so concurrent submissions can never pass a limit together.
+ */
+export async function insertJob<I>(db: Database, job: NewJob<I>, now: Date): Promise<QuantumJob<I>> {
+  const id = job.id ?? newId('job');
+  const hold = (job.holdMinutes ?? 0).toFixed(9);
+  const limits = job.limits ?? {};
+  const insert = async (tx: Sql, holdMinutes = hold): Promise<QuantumJob<I>> => {
+    const [row] = await tx.query<Row>(
+      `INSERT INTO quantum_jobs (id, service, account_id, key_id, kind, backend, status, input, batch_id, minutes_kind,
+         hold_minutes, reserved_minutes, credits, created_at, updated_at)
+       VALUES ($1, $2, $3, $4, $5, $6, 'queued', $7, $8, $9, $10, $10, $11, $12, $12)
+       RETURNING ${COLUMNS}`,
+      [id, job.service, job.accountId, job.keyId ?? null, job.kind, job.backend, JSON.stringify(job.input), job.batchId ?? null,
+        job.minutesKind ?? null, holdMinutes, job.credits ?? 0, now],
+    );
+    return fromRow<I>(row!);
+  };
+  const checks = limits.maxConcurrent !== undefined || limits.minutesIncluded !== undefined || limits.creditsIncluded !== undefined;
+  if (!checks) return insert(db);
+  const wantMinutes = limits.minutesIncluded !== undefined && Boolean(job.minutesKind);
+  const wantCredits = limits.creditsIncluded !== undefined && (job.credits ?? 0) > 0;
+  // The checks and the insert are one statement: on the embedded store (one session) nothing
+  // runs between them; on a server the per-account advisory lock, taken first in the same
+  // transaction, makes concurrent submissions of an account wait for each other.
+  const usage = wantMinutes || wantCredits
+    ? `SELECT count(*) FILTER (WHERE status IN ${ACTIVE_SQL}) AS active,
+              COALESCE(sum(CASE WHEN minutes_kind = $13 THEN charged_minutes + CASE WHEN status IN ${ACTIVE_SQL} THEN hold_minutes ELSE 0 END END), 0) AS minutes,
+              COALESCE(sum(credits) FILTER (WHERE created_at >= $14), 0) AS credits
+         FROM quantum_jobs WHERE service = $2 AND account_id = $3 AND (status IN ${ACTIVE_SQL} OR created_at >= $14)`
+    : `SELECT count(*) AS active, 0::numeric AS minutes, 0::bigint AS credits
+         FROM quantum_jobs WHERE service = $2 AND account_id = $3 AND status IN ${ACTIVE_SQL}`;
+  const sql = `WITH u AS (${usage}),
+     ins AS (
+       INSERT INTO quantum_jobs (id, service, account_id, key_id, kind, backend, status, input, batch_id, minutes_kind,
+         hold_minutes, reserved_minutes, credits, created_at, updated_at)
+       SELECT $1, $2, $3, $4, $5, $6, 'queued', $7::jsonb, $8, $9, h.hold, h.hold, $11::int, $12::timestamptz, $12::timestamptz
+         FROM u, LATERAL (SELECT CASE WHEN $16::numeric IS NULL THEN $10::numeric ELSE LEAST($10::numeric, round($16::numeric - u.minutes, 9)) END AS hold) h
+        WHERE ($15::bigint IS NULL OR u.active < $15::bigint)
+          AND ($16::numeric IS NULL OR $16::numeric - u.minutes >= 0.000001)
+          AND ($17::bigint IS NULL OR u.credits + $11::int <= $17::bigint)
+       RETURNING ${COLUMNS})
+     SELECT ins.*, u.active AS u_active, u.minutes AS u_minutes, u.credits AS u_credits FROM u LEFT JOIN ins ON true`;
+  const params = [id, job.service, job.accountId, job.keyId ?? null, job.kind, job.backend, JSON.stringify(job.input), job.batchId ?? null,
+    job.minutesKind ?? null, hold, job.credits ?? 0, now, job.minutesKind ?? '', limits.periodStart ?? new Date(0),
+    limits.maxConcurrent ?? null, wantMinutes ? limits.minutesIncluded : null, wantCredits ? limits.creditsIncluded : null];
+  type Out = Row & { u_active: number | string; u_minutes: number | string; u_credits: number | string };
+  const [row] = db.kind === 'pglite'
+    ? await db.query<Out>(sql, params)
+    : await db.transaction(async (tx) => {
+        await tx.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [QUOTA_LOCK, `${job.service}:${job.accountId}`]);
+        return tx.query<Out>(sql, params);
+      });
+  if (row?.id) return fromRow<I>(row);
+  const active = Number(row?.u_active ?? 0);
+  const used = Number(row?.u_minutes ?? 0);
+  const credits = Number(row?.u_credits ?? 0);
+  if (limits.maxConcurrent !== undefined && active >= limits.maxConcurrent) {
+    throw new QuotaError('concurrent_jobs', `At most ${limits.maxConcurrent} jobs may be queued or running at once`, limits.maxConcurrent, active);
+  }
+  if (wantMinutes && limits.minutesIncluded! - used < 1e-6) {
+    throw new QuotaError('minutes', `The ${job.minutesKind} minutes of this billing period are used up (${round(used)} of ${limits.minutesIncluded})`, limits.minutesIncluded!, used);
+  }
+  throw new QuotaError('credits', `The optimization credits of this billing period are used up (${credits} of ${limits.creditsIncluded})`, limits.creditsIncluded ?? 0, credits);
+}
+
+const round = (x: number) => Math.round(x * 1e6) / 1e6;
+
+// ---------------------------------------------------------------- reads
+
+export interface Scope {
+  service: string;
+  /** Omit only for operator or worker reads. */
+  accountId?: string;
+}
+
+export async function selectJob<I>(db: Sql, scope: Scope, id: string): Promise<QuantumJob<I> | null> {
+  const rows = await db.query<Row>(
+    `SELECT ${COLUMNS} FROM quantum_jobs WHERE id = $1 AND service = $2 AND ($3::text IS NULL OR account_id = $3)`,
+    [id, scope.service, scope.accountId ?? null],
+  );
+  return rows[0] ? fromRow<I>(rows[0]) : null;
+}
+
+/** The job and its result in one read. */
+export async function selectJobWithResult<I, R>(db: Sql, scope: Scope, id: string): Promise<{ job: QuantumJob<I>; result: R | null } | null> {
+  const rows = await db.query<Row & { result: unknown; result_gz: Uint8Array | null }>(
+    `SELECT ${COLUMNS}, result, result_gz FROM quantum_jobs WHERE id = $1 AND service = $2 AND ($3::text IS NULL OR account_id = $3)`,
+    [id, scope.service, scope.accountId ?? null],
+  );
+  const row = rows[0];
+  return row ? { job: fromRow<I>(row), result: decodeResult<R>(row) } : null;
+}
+
+export async function selectResult<R>(db: Sql, scope: Scope, id: string): Promise<R | null> {
+  const [row] = await db.query<{ result: unknown; result_gz: Uint8Array | null }>(
+    `SELECT result, result_gz FROM quantum_jobs WHERE id = $1 AND service = $2 AND ($3::text IS NULL OR account_id = $3)`,
+    [id, scope.service, scope.accountId ?? null],
+  );
+  return row ? decodeResult<R>(row) : null;
+}
+
+export interface ListQuery extends Scope {
+  status?: JobStatus;
+  statuses?: readonly JobStatus[];
+  backend?: string;
+  kind?: JobKind;
+  batchId?: string;
+  from?: Date;
+  to?: Date;
+  limit?: number;
+  offset?: number;
+}
+
+export async function selectJobs<I>(db: Sql, q: ListQuery): Promise<{ jobs: QuantumJob<I>[]; total: number }> {
+  const where = ['service = $1'];
+  const params: unknown[] = [q.service];
+  const add = (clause: string, value: unknown) => {
+    params.push(value);
+    where.push(clause.replace('?', `$${params.length}`));
+  };
+  if (q.accountId !== undefined) add('account_id = ?', q.accountId);
+  if (q.status) add('status = ?', q.status);
+  if (q.statuses) add('status = ANY(?)', q.statuses);
+  if (q.backend) add('backend = ?', q.backend);
+  if (q.kind) add('kind = ?', q.kind);
+  if (q.batchId) add('batch_id = ?', q.batchId);
+  if (q.from) add('created_at >= ?', q.from);
+  if (q.to) add('created_at <= ?', q.to);
+  const filter = where.join(' AND ');
+  const [count] = await db.query<{ n: number | string }>(`SELECT count(*) AS n FROM quantum_jobs WHERE ${filter}`, params);
+  const rows = await db.query<Row>(
+    `SELECT ${COLUMNS} FROM quantum_jobs WHERE ${filter} ORDER BY created_at DESC, queue_seq DESC LIMIT $${params.length + 1} OFFSET $${params.length + 2}`,
+    [...params, q.limit ?? 50, q.offset ?? 0],
+  );
+  return { jobs: rows.map((r) => fromRow<I>(r)), total: Number(count?.n ?? 0) };
+}
+
+/** 1-based place of a queued job in its backend's FIFO queue; null once it left the queue. */
+export async function queuePosition(db: Sql, job: QuantumJob<unknown>): Promise<number | null> {
+  if (job.status !== 'queued') return null;
+  const [row] = await db.query<{ n: number | string }>(
+    `SELECT count(*) AS n FROM quantum_jobs WHERE backend = $1 AND status = 'queued' AND queue_seq < $2`,
+    [job.backend, job.queueSeq],
+  );
+  return Number(row?.n ?? 0) + 1;
+}
+
+// ---------------------------------------------------------------- transitions
+
+/**
+ * Claims the next job this process may run: FIFO; a run on an emulated device only when it
+ * heads its device's queue and the device is free (optimize jobs need no device).
+ */
+export async function claimNext<I>(
+  db: Sql,
+  o: { owner: string; leaseUntil: Date; now: Date; devices: readonly string[]; busyDevices: readonly string[]; leaseNow: Date },
+): Promise<QuantumJob<I> | null> {
+  const rows = await db.query<Row>(
+    `UPDATE quantum_jobs SET status = 'validating', owner = $1, lease_until = $2, started_at = COALESCE(started_at, $3),
+            attempts = attempts + 1, updated_at = $3
+      WHERE id = (
+        SELECT j.id FROM quantum_jobs j
+         WHERE j.status = 'queued'
+           AND (j.kind <> 'run' OR NOT (j.backend = ANY($5::text[])))
+           AND (j.kind <> 'run' OR NOT (j.backend = ANY($4::text[])) OR (
+             NOT EXISTS (SELECT 1 FROM quantum_jobs r WHERE r.backend = j.backend AND r.kind = 'run' AND r.status IN ${IN_WORK} AND r.lease_until > $6)
+             AND NOT EXISTS (SELECT 1 FROM quantum_jobs e WHERE e.backend = j.backend AND e.kind = 'run' AND e.status = 'queued' AND e.queue_seq < j.queue_seq)))
+         ORDER BY j.queue_seq
+         LIMIT 1
+         FOR UPDATE SKIP LOCKED)
+        AND status = 'queued'
+      RETURNING ${COLUMNS}`,
+    [o.owner, o.leaseUntil, o.now, o.devices, o.busyDevices, o.leaseNow],
+  );
+  return rows[0] ? fromRow<I>(rows[0]) : null;
+}
+
+/** Moves a job this process holds to a later working stage. */
+export async function advance(db: Sql, id: string, owner: string, to: 'optimizing' | 'running', now: Date, runStartedAt?: Date): Promise<boolean> {
+  const from = to === 'optimizing' ? `('validating')` : `('validating', 'optimizing')`;
+  const rows = await db.query(
+    `UPDATE quantum_jobs SET status = $3, updated_at = $4, run_started_at = COALESCE($5, run_started_at)
+      WHERE id = $1 AND owner = $2 AND status IN ${from} RETURNING id`,
+    [id, owner, to, now, runStartedAt ?? null],
+  );
+  return rows.length === 1;
+}
+
+/** Finishes a job this process holds; charges the measured minutes (at most the hold) and refunds the rest. */
+export async function complete<I>(
+  db: Sql,
+  o: { id: string; owner: string; now: Date; result: unknown; executionMs: number; runStartedAt: Date | null; chargeMs: number },
+): Promise<QuantumJob<I> | null> {
+  const { json, gz } = encodeResult(o.result);
+  const rows = await db.query<Row>(
+    `UPDATE quantum_jobs SET status = 'completed', result = $3::jsonb, result_gz = $4, error = NULL, finished_at = $5, updated_at = $5,
+            execution_ms = $6, run_started_at = COALESCE(run_started_at, $7), owner = NULL, lease_until = NULL,
+            charged_minutes = charged_minutes + LEAST(hold_minutes, $8::numeric),
+            refunded_minutes = refunded_minutes + hold_minutes - LEAST(hold_minutes, $8::numeric)
+      WHERE id = $1 AND owner = $2 AND status IN ${IN_WORK}
+      RETURNING ${COLUMNS}`,
+    [o.id, o.owner, json, gz, o.now, o.executionMs, o.runStartedAt, minutes(o.chargeMs)],
+  );
+  return rows[0] ? fromRow<I>(rows[0]) : null;
+}
+
+/** Fails a job this process holds (or, with owner null, any non-terminal job). */
+export async function fail<I>(
+  db: Sql,
+  o: { id: string; owner: string | null; now: Date; error: JobError; chargeMs: number; runStartedAt?: Date | null },
+): Promise<QuantumJob<I> | null> {
+  const rows = await db.query<Row>(
+    `UPDATE quantum_jobs SET status = 'failed', error = $3::jsonb, finished_at = $4, updated_at = $4, owner = NULL, lease_until = NULL,
+            run_started_at = COALESCE(run_started_at, $6),
+            charged_minutes = charged_minutes + LEAST(hold_minutes, $5::numeric),
+            refunded_minutes = refunded_minutes + hold_minutes - LEAST(hold_minutes, $5::numeric)
+      WHERE id = $1 AND ($2::text IS NULL OR owner = $2) AND status IN ${ACTIVE_SQL}
+      RETURNING ${COLUMNS}`,
+    [o.id, o.owner, JSON.stringify(o.error), o.now, minutes(o.chargeMs), o.runStartedAt ?? null],
+  );
+  return rows[0] ? fromRow<I>(rows[0]) : null;
+}
+
+/**
+ * Cancels a job that is not finished. A running job is charged the time it ran (at most its
+ * hold) and refunded the rest; a job that had not started running is refunded its whole hold.
+ */
+export async function cancel<I>(db: Sql, scope: Scope, id: string, now: Date): Promise<{ job: QuantumJob<I>; previous: JobStatus; owner: string | null } | null> {
+  const rows = await db.query<Row & { previous: JobStatus; previous_owner: string | null }>(
+    `WITH old AS (
+       SELECT id, status, owner,
+              CASE WHEN status = 'running' AND run_started_at IS NOT NULL
+                   THEN LEAST(hold_minutes, round((GREATEST(0, EXTRACT(EPOCH FROM ($4::timestamptz - run_started_at))) / 60)::numeric, 9))
+                   ELSE 0 END AS used
+         FROM quantum_jobs
+        WHERE id = $1 AND service = $2 AND ($3::text IS NULL OR account_id = $3)
+        FOR UPDATE)
+     UPDATE quantum_jobs j SET status = 'cancelled', finished_at = $4, updated_at = $4, owner = NULL, lease_until = NULL,
+            charged_minutes = j.charged_minutes + old.used,
+            refunded_minutes = j.refunded_minutes + j.hold_minutes - old.used
+       FROM old
+      WHERE j.id = old.id AND j.status IN ${ACTIVE_SQL}
+      RETURNING ${COLUMNS.split(',').map((c) => `j.${c.trim()}`).join(', ')}, old.status AS previous, old.owner AS previous_owner`,
+    [id, scope.service, scope.accountId ?? null, now],
+  );
+  const row = rows[0];
+  return row ? { job: fromRow<I>(row), previous: row.previous, owner: row.previous_owner } : null;
+}
+
+/** Puts a failed job back in its queue as a new attempt with a fresh hold of the same size. */
+export async function requeueFailed<I>(db: Sql, scope: Scope, id: string, now: Date): Promise<QuantumJob<I> | null> {
+  const rows = await db.query<Row>(
+    `UPDATE quantum_jobs SET status = 'queued', error = NULL, result = NULL, result_gz = NULL, finished_at = NULL,
+            started_at = NULL, run_started_at = NULL, execution_ms = NULL, updated_at = $4,
+            queue_seq = nextval('quantum_job_queue_seq'), reserved_minutes = reserved_minutes + hold_minutes
+      WHERE id = $1 AND service = $2 AND ($3::text IS NULL OR account_id = $3) AND status = 'failed'
+      RETURNING ${COLUMNS}`,
+    [id, scope.service, scope.accountId ?? null, now],
+  );
+  return rows[0] ? fromRow<I>(rows[0]) : null;
+}
+
+/** Jobs whose owner stopped renewing its lease (a killed process) go back to their queue. */
+export async function recoverExpired(db: Sql, leaseNow: Date, everyOwner = false): Promise<string[]> {
+  const rows = await db.query<{ id: string }>(
+    `UPDATE quantum_jobs SET status = 'queued', owner = NULL, lease_until = NULL, run_started_at = NULL
+      WHERE status IN ${IN_WORK} AND ($2 OR lease_until IS NULL OR lease_until < $1)
+      RETURNING id`,
+    [leaseNow, everyOwner],
+  );
+  return rows.map((r) => r.id);
+}
+
+export async function renewLeases(db: Sql, owner: string, ids: readonly string[], leaseUntil: Date): Promise<void> {
+  if (!ids.length) return;
+  await db.query(`UPDATE quantum_jobs SET lease_until = $3 WHERE owner = $1 AND id = ANY($2::text[]) AND status IN ${IN_WORK}`, [owner, ids, leaseUntil]);
+}
+
+// ---------------------------------------------------------------- figures
+
+export interface QueueStats {
+  backend: string;
+  /** Jobs waiting in the backend's queue (not yet taken by a worker). */
+  queue_length: number;
+  /** Jobs being validated, optimized or run on it now. */
+  running: number;
+  /** Mean minutes between submission and start of its last 50 started jobs. */
+  average_wait_minutes: number;
+  /** Mean minutes from start to finish of those of its last 50 started jobs that ended. */
+  average_run_minutes: number;
+  /** Seconds a job submitted now should wait before it starts (see README). */
+  estimated_wait: number;
+}
+
+export async function queueStats(db: Sql, backends: readonly string[], o: { now: Date; parallel: (backend: string) => number }): Promise<Map<string, QueueStats>> {
+  // One statement: the live queue from the active-jobs index, and the last 50 starts of each
+  // backend from its start index (their waits, and the run time of those that ended).
+  const rows = await db.query<{ backend: string; queued: number | string; running: number | string; wait: number | string | null; run: number | string | null }>(
+    `SELECT b AS backend,
+            (SELECT count(*) FROM quantum_jobs WHERE backend = b AND status = 'queued') AS queued,
+            (SELECT count(*) FROM quantum_jobs WHERE backend = b AND status IN ${IN_WORK}) AS running,
+            s.wait, s.run
+       FROM unnest($1::text[]) AS b,
+       LATERAL (SELECT avg(EXTRACT(EPOCH FROM (started_at - created_at))) AS wait,
+                       avg(EXTRACT(EPOCH FROM (finished_at - started_at))) AS run
+                  FROM (SELECT created_at, started_at, finished_at FROM quantum_jobs
+                         WHERE backend = b AND started_at IS NOT NULL ORDER BY started_at DESC LIMIT 50) last) s`,
+    [backends],
+  );
+  const out = new Map<string, QueueStats>();
+  for (const r of rows) {
+    const queued = Number(r.queued ?? 0);
+    const running = Number(r.running ?? 0);
+    const waitS = Number(r.wait ?? 0);
+    const runS = Number(r.run ?? 0);
+    const lanes = Math.max(1, o.parallel(r.backend));
+    out.set(r.backend, {
+      backend: r.backend,
+      queue_length: queued,
+      running,
+      average_wait_minutes: Math.round((waitS / 60) * 1e4) / 1e4,
+      average_run_minutes: Math.round((runS / 60) * 1e4) / 1e4,
+      estimated_wait: Math.ceil(((queued + running) * runS) / lanes),
+    });
+  }
+  return out;
+}
+
+export interface UsageFigures {
+  quantum_minutes: number;
+  simulation_minutes: number;
+  /** Minutes held by jobs not finished yet. */
+  quantum_minutes_held: number;
+  simulation_minutes_held: number;
+  credits: number;
+  jobs: number;
+}
+
+/** What an account used of a service from `from` to `to`, measured from the job rows. */
+export async function usageFigures(db: Sql, o: { service: string; accountId: string; from: Date; to: Date }): Promise<UsageFigures> {
+  const [row] = await db.query<Record<string, string | number | null>>(
+    `SELECT sum(charged_minutes) FILTER (WHERE minutes_kind = 'quantum') AS qm,
+            sum(charged_minutes) FILTER (WHERE minutes_kind = 'simulation') AS sm,
+            sum(hold_minutes) FILTER (WHERE minutes_kind = 'quantum' AND status IN ${ACTIVE_SQL}) AS qh,
+            sum(hold_minutes) FILTER (WHERE minutes_kind = 'simulation' AND status IN ${ACTIVE_SQL}) AS sh,
+            sum(credits) AS credits, count(*) AS jobs
+       FROM quantum_jobs WHERE service = $1 AND account_id = $2 AND created_at >= $3 AND created_at < $4`,
+    [o.service, o.accountId, o.from, o.to],
+  );
+  const n = (k: string) => Number(row?.[k] ?? 0);
+  return {
+    quantum_minutes: n('qm'),
+    simulation_minutes: n('sm'),
+    quantum_minutes_held: n('qh'),
+    simulation_minutes_held: n('sh'),
+    credits: n('credits'),
+    jobs: n('jobs'),
+  };
+}

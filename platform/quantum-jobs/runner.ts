@@ -1,0 +1,372 @@
+/**
+ * The queue runner of one process: claims jobs from the jobs table (FIFO; one job at a time
+ * per emulated device, across every process), runs them on the worker pool, writes each stage
+ * and the result, keeps its claims alive with leases, and puts back the jobs of a process that
+ * died. The submitting process calls `kick()` so that a job starts at once instead of at the
+ * next poll.
+ */
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
+import { EventEmitter } from 'node:events';
+import type { ServiceContext } from '../service.ts';
+import { TaskCancelled, TaskFailure, type WorkerPool } from './pool.ts';
+import {
+  advance,
+  claimNext,
+  complete,
+  fail,
+  recoverExpired,
+  renewLeases,
+  selectJob,
+  TERMINAL,
+  type QuantumJob,
+} from './records.ts';
+import type { CircuitTask, Stage, TaskResult } from './task.ts';
+
+/** What every job's input holds for the runner; services add their own fields beside `task`. */
+export interface JobInput {
+  task: CircuitTask;
+  [field: string]: unknown;
+}
+
+export type FinishedHandler = (ctx: ServiceContext, job: QuantumJob<JobInput>) => Promise<void> | void;
+
+/** Per service: what happens when one of its jobs reaches completed, failed or cancelled. */
+export const finishedHandlers = new Map<string, FinishedHandler[]>();
+
+export async function runFinishedHandlers(ctx: ServiceContext, job: QuantumJob<JobInput>): Promise<void> {
+  for (const handler of finishedHandlers.get(job.service) ?? []) {
+    try {
+      await handler(ctx, job);
+    } catch (err) {
+      process.emitWarning(`quantum job ${job.id}: finished handler failed: ${(err as Error).message}`);
+    }
+  }
+}
+
+interface Active {
+  job: QuantumJob<JobInput>;
+  taskId: number | null;
+  stage: Stage;
+  written: Stage;
+  writing: Promise<void> | null;
+  deferred: NodeJS.Timeout | null;
+  runStartedAt: Date | null;
+  runStartedPerf: number | null;
+  timer: NodeJS.Timeout | null;
+  stopped: boolean;
+}
+
+export interface RunnerOptions {
+  /** How long a claim stays good without a heartbeat (default 30 s). */
+  leaseSeconds?: number;
+  /** How often the runner looks for jobs submitted by other processes and renews its leases (default 1 s). */
+  pollMs?: number;
+  /** Stage changes are written this long after they happen; a job that finishes sooner records only its end (default 2 ms). */
+  stageWriteDelayMs?: number;
+}
+
+export class QuantumRunner {
+  readonly owner = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
+  private readonly active = new Map<string, Active>();
+  private readonly events = new EventEmitter();
+  private readonly leaseMs: number;
+  private readonly pollMs: number;
+  private readonly stageDelayMs: number;
+  private poller: NodeJS.Timeout | null = null;
+  private claiming: Promise<void> | null = null;
+  private again = false;
+  private stopped = false;
+  private unlisten: Array<() => Promise<void>> = [];
+  private lastRenew = 0;
+
+  constructor(
+    readonly ctx: ServiceContext,
+    readonly pool: WorkerPool,
+    readonly devices: readonly string[],
+    options: RunnerOptions = {},
+  ) {
+    this.leaseMs = (options.leaseSeconds ?? 30) * 1000;
+    this.pollMs = options.pollMs ?? 1000;
+    this.stageDelayMs = options.stageWriteDelayMs ?? 2;
+    this.events.setMaxListeners(0);
+  }
+
+  async start(): Promise<void> {
+    // The embedded store belongs to one process, so whatever was in work there belonged to a
+    // process that is gone; on a shared server only expired leases are taken back.
+    const recovered = await recoverExpired(this.ctx.db, new Date(), this.ctx.db.kind === 'pglite');
+    if (recovered.length) process.emitWarning(`quantum jobs: ${recovered.length} job(s) of a stopped process put back in their queues`);
+    if (this.ctx.db.kind === 'postgres') {
+      this.unlisten.push(await this.ctx.db.listen('quantum_jobs_new', () => this.kick()));
+      this.unlisten.push(await this.ctx.db.listen('quantum_jobs_cancel', (id) => this.stopLocal(id)));
+    }
+    this.pool.freed.add(this.onFreed);
+    this.poller = setInterval(() => void this.tick(), this.pollMs);
+    this.poller.unref();
+    this.kick();
+  }
+
+  private readonly onFreed = () => this.kick();
+
+  private async tick(): Promise<void> {
+    if (this.stopped) return;
+    try {
+      if (Date.now() - this.lastRenew > this.leaseMs / 3) {
+        this.lastRenew = Date.now();
+        await renewLeases(this.ctx.db, this.owner, [...this.active.keys()], new Date(Date.now() + this.leaseMs));
+        if (this.ctx.db.kind === 'postgres') await recoverExpired(this.ctx.db, new Date());
+      }
+    } catch (err) {
+      process.emitWarning(`quantum jobs: lease renewal failed: ${(err as Error).message}`);
+    }
+    this.kick();
+  }
+
+  /** Busy emulated devices this process already runs (the claim query checks the others). */
+  private busyDevices(): string[] {
+    return [...this.active.values()].filter((a) => a.job.kind === 'run').map((a) => a.job.backend).filter((b) => this.devices.includes(b));
+  }
+
+  /** Claims and starts as many jobs as the pool has free workers for. */
+  kick(): void {
+    if (this.stopped) return;
+    if (this.claiming) {
+      this.again = true;
+      return;
+    }
+    this.claiming = (async () => {
+      do {
+        this.again = false;
+        while (!this.stopped && this.pool.idle() > 0) {
+          let job: QuantumJob<JobInput> | null;
+          try {
+            job = await claimNext<JobInput>(this.ctx.db, {
+              owner: this.owner,
+              leaseUntil: new Date(Date.now() + this.leaseMs),
+              leaseNow: new Date(),
+              now: this.ctx.now(),
+              devices: this.devices,
+              busyDevices: this.busyDevices(),
+            });
+          } catch (err) {
+            if (!this.stopped) process.emitWarning(`quantum jobs: claim failed: ${(err as Error).message}`);
+            return;
+          }
+          if (!job) break;
+          this.launch(job);
+        }
+      } while (this.again && !this.stopped);
+    })().finally(() => {
+      this.claiming = null;
+    });
+  }
+
+  private launch(job: QuantumJob<JobInput>): void {
+    const a: Active = {
+      job,
+      taskId: null,
+      stage: 'validating',
+      written: 'validating',
+      writing: null,
+      deferred: null,
+      runStartedAt: null,
+      runStartedPerf: null,
+      timer: null,
+      stopped: false,
+    };
+    this.active.set(job.id, a);
+    const { id, done } = this.pool.run('execute', job.input.task, (stage) => this.onStage(a, stage as Stage));
+    a.taskId = id;
+    void this.finish(a, done);
+  }
+
+  private onStage(a: Active, stage: Stage): void {
+    a.stage = stage;
+    if (stage === 'running') {
+      a.runStartedAt = this.ctx.now();
+      a.runStartedPerf = performance.now();
+      // The hold is the attempt's wall-clock limit: past it the run is stopped and the hold charged.
+      if (a.job.minutesKind && a.job.holdMinutes > 0) {
+        const ms = a.job.holdMinutes * 60_000;
+        a.timer = setTimeout(() => void this.timeOut(a), ms);
+        a.timer.unref();
+      }
+    }
+    if (!a.deferred && !a.writing) {
+      a.deferred = setTimeout(() => {
+        a.deferred = null;
+        this.writeStages(a);
+      }, this.stageDelayMs);
+    }
+  }
+
+  private writeStages(a: Active): void {
+    if (a.writing || a.stopped) return;
+    a.writing = (async () => {
+      while (!a.stopped && a.written !== a.stage) {
+        const to = a.stage;
+        if (to === 'validating') break;
+        try {
+          await advance(this.ctx.db, a.job.id, this.owner, to, this.ctx.now(), to === 'running' ? a.runStartedAt ?? undefined : undefined);
+        } catch {
+          break;
+        }
+        a.written = to;
+      }
+    })().finally(() => {
+      a.writing = null;
+    });
+  }
+
+  private async finish(a: Active, done: Promise<TaskResult>): Promise<void> {
+    let result: TaskResult | null = null;
+    let failure: TaskFailure | null = null;
+    try {
+      result = await done;
+    } catch (err) {
+      if (err instanceof TaskCancelled) {
+        this.release(a);
+        return;
+      }
+      failure = err instanceof TaskFailure ? err : new TaskFailure('EXECUTION_ERROR', (err as Error).message);
+    }
+    if (a.deferred) {
+      clearTimeout(a.deferred);
+      a.deferred = null;
+    }
+    if (a.writing) await a.writing;
+    a.stopped = true;
+    if (a.timer) clearTimeout(a.timer);
+    try {
+      let finished: QuantumJob<JobInput> | null;
+      if (result) {
+        finished = await complete<JobInput>(this.ctx.db, {
+          id: a.job.id,
+          owner: this.owner,
+          now: this.ctx.now(),
+          result,
+          executionMs: result.execution_time_ms,
+          runStartedAt: a.runStartedAt,
+          chargeMs: result.execution_time_ms,
+        });
+      } else {
+        finished = await fail<JobInput>(this.ctx.db, {
+          id: a.job.id,
+          owner: this.owner,
+          now: this.ctx.now(),
+          error: { code: failure!.code, message: failure!.message, details: failure!.details },
+          chargeMs: a.runStartedPerf === null ? 0 : performance.now() - a.runStartedPerf,
+          runStartedAt: a.runStartedAt,
+        });
+      }
+      // null: the job was cancelled (or taken back) meanwhile, and that change stands.
+      if (finished) {
+        this.announce(finished);
+        await runFinishedHandlers(this.ctx, finished);
+      }
+    } catch (err) {
+      if (!this.stopped) process.emitWarning(`quantum job ${a.job.id}: could not record its end: ${(err as Error).message}`);
+    } finally {
+      this.release(a);
+    }
+  }
+
+  private async timeOut(a: Active): Promise<void> {
+    if (a.stopped || a.taskId === null) return;
+    a.stopped = true;
+    this.pool.cancel(a.taskId);
+    const finished = await fail<JobInput>(this.ctx.db, {
+      id: a.job.id,
+      owner: this.owner,
+      now: this.ctx.now(),
+      error: { code: 'TIME_LIMIT_EXCEEDED', message: `The run passed its limit of ${a.job.holdMinutes} minutes and was stopped` },
+      chargeMs: a.job.holdMinutes * 60_000,
+      runStartedAt: a.runStartedAt,
+    }).catch(() => null);
+    if (finished) {
+      this.announce(finished);
+      await runFinishedHandlers(this.ctx, finished);
+    }
+  }
+
+  private release(a: Active): void {
+    a.stopped = true;
+    if (a.timer) clearTimeout(a.timer);
+    if (a.deferred) clearTimeout(a.deferred);
+    if (this.active.get(a.job.id) === a) this.active.delete(a.job.id);
+    this.kick();
+  }
+
+  /** Stops the simulation of a job this process runs (after its row was cancelled). */
+  stopLocal(id: string): boolean {
+    const a = this.active.get(id);
+    if (!a || a.taskId === null) return false;
+    a.stopped = true;
+    this.pool.cancel(a.taskId);
+    return true;
+  }
+
+  /** Tells local waiters that a job reached a terminal state. */
+  announce(job: QuantumJob<JobInput>): void {
+    this.events.emit(job.id, job);
+  }
+
+  /**
+   * Resolves with the job once it is terminal, or with its current row after `timeoutMs`.
+   * Local ends arrive as events; ends written by other processes are seen by polling.
+   */
+  async waitFor(service: string, accountId: string | undefined, id: string, timeoutMs: number): Promise<QuantumJob<JobInput> | null> {
+    const scope = { service, accountId };
+    const current = await selectJob<JobInput>(this.ctx.db, scope, id);
+    if (!current || TERMINAL.includes(current.status) || timeoutMs <= 0) return current;
+    return new Promise((resolve) => {
+      let settled = false;
+      const done = (job: QuantumJob<JobInput> | null) => {
+        if (settled) return;
+        settled = true;
+        this.events.off(id, onEvent);
+        clearInterval(poll);
+        clearTimeout(timer);
+        resolve(job);
+      };
+      const onEvent = (job: QuantumJob<JobInput>) => done(job);
+      this.events.on(id, onEvent);
+      const poll = setInterval(async () => {
+        const row = await selectJob<JobInput>(this.ctx.db, scope, id).catch(() => null);
+        if (row && TERMINAL.includes(row.status)) done(row);
+      }, 250);
+      const timer = setTimeout(async () => done(await selectJob<JobInput>(this.ctx.db, scope, id).catch(() => null)), timeoutMs);
+    });
+  }
+
+  /** Jobs this process is running now. */
+  activeCount(): number {
+    return this.active.size;
+  }
+
+  /** Stops claiming; the jobs it was running go back to their queues for the next process. */
+  async stop(): Promise<void> {
+    if (this.stopped) return;
+    this.stopped = true;
+    if (this.poller) clearInterval(this.poller);
+    this.pool.freed.delete(this.onFreed);
+    await this.claiming?.catch(() => {});
+    for (const stop of this.unlisten.splice(0)) await stop().catch(() => {});
+    const ids = [...this.active.keys()];
+    for (const a of this.active.values()) {
+      a.stopped = true;
+      if (a.taskId !== null) this.pool.cancel(a.taskId);
+    }
+    this.active.clear();
+    if (ids.length) {
+      await this.ctx.db
+        .query(
+          `UPDATE quantum_jobs SET status = 'queued', owner = NULL, lease_until = NULL, run_started_at = NULL
+            WHERE owner = $1 AND id = ANY($2::text[]) AND status IN ('validating', 'optimizing', 'running')`,
+          [this.owner, ids],
+        )
+        .catch(() => {});
+    }
+  }
+}

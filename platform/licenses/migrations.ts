@@ -1,0 +1,20 @@
+/** Schema of the feature license keys (variant Q `X-License-Key`), shared by every process. */
+import type { Migration } from '../storage/migrate.ts';
+
+export const featureKeyMigrations: Migration[] = [
+  {
+    id: 'licenses/0001_feature_keys',
+    sql: `
+CREATE TABLE license_feature_keys (
+  -- SHA-256 of the whole key (LQK-XXXX-XXXX-XXXX): the plaintext is printed once and never stored.
+  key_hash text PRIMARY KEY,
+  last4 text NOT NULL,
+  service text NOT NULL,
+  account_id text REFERENCES accounts(id) ON DELETE CASCADE,
+  features text[] NOT NULL,
+  expires_at timestamptz,
+  revoked_at timestamptz,
+  created_at timestamptz NOT NULL DEFAULT now()
+)`,
+  },
+];

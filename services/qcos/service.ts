@@ -1,0 +1,20 @@
+/**
+ * Quantum interface 1 as its own service (CONTRACT: id `qcos`, port 8301, paths `/v2/...`,
+ * `X-API-Key`): circuit jobs on simulators and emulated devices, optimize, simulate, usage,
+ * quotas and webhooks. A light descriptor: the routes and the engine load in build().
+ */
+import type { ServiceDefinition } from '../../platform/service.ts';
+import { QCOS_PLANS } from './plans.ts';
+
+export const qcosService: ServiceDefinition = {
+  id: 'qcos',
+  title: 'QCOS circuit job API (quantum interface 1)',
+  defaultPort: 8301,
+  migrations: [],
+  keyPrefix: 'qcos',
+  plans: QCOS_PLANS,
+  async build(ctx, options) {
+    const { buildQcos } = await import('./app.ts');
+    return buildQcos(ctx, options);
+  },
+};

@@ -1,0 +1,83 @@
+/** Builds the positioning service: the app with the nav error envelope, the live receiver, the guards and every route. */
+import { createSource } from '../../engines/gnss/live/index.ts';
+import type { ServiceApp } from '../../platform/http/app.ts';
+import { createServiceApp } from '../../platform/http/app.ts';
+import { requireKey } from '../../platform/http/auth.ts';
+import type { ServiceContext } from '../../platform/service.ts';
+import { ScenarioControl } from './control.ts';
+import { formatNavError, navError, NavError } from './errors.ts';
+import { NavEvidence } from './evidence.ts';
+import { MinuteLimiter, rateLimitHook } from './limits.ts';
+import { NavReceiver } from './receiver.ts';
+import type { NavDeps } from './routes/context.ts';
+import { registerEvidence } from './routes/evidence.ts';
+import { registerHealth } from './routes/health.ts';
+import { registerHoldover } from './routes/holdover.ts';
+import { registerIntegrity } from './routes/integrity.ts';
+import { registerPosition } from './routes/position.ts';
+import { registerSpoofing } from './routes/spoofing.ts';
+import { registerTiming } from './routes/timing.ts';
+import { NAV_KEY_PREFIX } from './service.ts';
+import type { NavSettings } from './settings.ts';
+
+export async function buildNavApp(ctx: ServiceContext, options: { prefix: string }, settings: NavSettings): Promise<ServiceApp> {
+  const source = createSource({ source: settings.source, site: settings.site, rate: settings.rate, seed: settings.seed });
+  const app = await createServiceApp({
+    prefix: options.prefix,
+    bodyLimit: 1024 * 1024,
+    formatError: formatNavError,
+    docs: {
+      title: 'Lattice positioning and timing service (interface 7)',
+      version: '1.0.0',
+      description:
+        'Authenticated position, precise time, spoofing detection, holdover, evidence bundles and integrity from a live GNSS receiver ' +
+        '(the built-in GPS + Galileo constellation simulator, a gpsd server, or a replayed receiver log), solved by the Lattice GNSS engine. ' +
+        'Bearer keys (plan standard: 600 requests per minute per key). Every answer but /health and /evidence/keys is `{success, data}` ' +
+        'or `{success: false, error: {code, message}}`. Positions and bundles are signed with ML-DSA-65 or ML-DSA-87; public keys at /evidence/keys.',
+      securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: `A nav key (${NAV_KEY_PREFIX}_...)` } },
+    },
+  });
+  app.addSchema(NavError);
+
+  const receiver = new NavReceiver(ctx, source, { oscillator: settings.oscillator, anomalyEpochs: settings.anomalyEpochs, silenceIntervals: settings.silenceIntervals }, (m) =>
+    app.log.info(m),
+  );
+  receiver.start();
+  const control = new ScenarioControl(ctx.db, receiver, settings.controlPollMs, (m) => app.log.info(m));
+  control.start();
+  app.addHook('onClose', async () => {
+    control.stop();
+    await receiver.stop();
+  });
+
+  const deps: NavDeps = {
+    ctx,
+    receiver,
+    evidence: new NavEvidence(ctx),
+    settings,
+    auth: [
+      requireKey({
+        db: ctx.db,
+        service: 'nav',
+        header: 'bearer',
+        unauthorized: () => navError('UNAUTHORIZED', 'Missing or invalid API key (send Authorization: Bearer <key>)'),
+      }),
+      rateLimitHook(new MinuteLimiter(settings.requestsPerMinute)),
+    ],
+  };
+
+  await app.register(
+    async (scope) => {
+      const s = scope as unknown as ServiceApp;
+      registerHealth(s, deps);
+      registerPosition(s, deps);
+      registerTiming(s, deps);
+      registerSpoofing(s, deps);
+      registerHoldover(s, deps);
+      registerEvidence(s, deps);
+      registerIntegrity(s, deps);
+    },
+    { prefix: options.prefix },
+  );
+  return app;
+}

@@ -1,0 +1,126 @@
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { call, type TestService } from '../../platform/testing/harness.ts';
+import { requestScenario, scenarioAck } from './control.ts';
+import { startNav, until } from './testing.ts';
+
+// The operator's switch is the database row `lattice nav scenario` writes (requestScenario);
+// the running service applies it. Simulated time runs at 10x, so the engine's 120 s quiet
+// period before an event resolves takes 12 s here.
+let svc: TestService & { auth: Record<string, string> };
+let H: Record<string, string>;
+
+before(async () => {
+  svc = await startNav();
+  H = svc.auth;
+  await until(`${svc.url}/position/latest`, H, (b) => b?.success === true);
+});
+after(async () => {
+  await svc?.close();
+});
+
+async function scenario(name: string): Promise<void> {
+  const seq = await requestScenario(svc.db, name);
+  const deadline = Date.now() + 5000;
+  while (!(await scenarioAck(svc.db, seq)).applied) {
+    assert.ok(Date.now() < deadline, `scenario ${name} was not applied`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+test('a spoofing scenario raises an alert, the analysis and positions show it, and clearing it resolves the event in the history with its duration', async () => {
+  const before = (await call(`${svc.url}/spoofing/status`, { headers: H })).body.data;
+  assert.equal(before.status, 'clear');
+  assert.deepEqual(before.checks_performed.map((c: { type: string }) => c.type), ['doppler_consistency', 'multi_constellation', 'carrier_phase', 'clock_consistency', 'ml_anomaly', 'signal_power']);
+  await scenario('spoofing');
+  // The onset epochs alert (two or more checks); the event keeps its highest status.
+  const suspect = await until(`${svc.url}/spoofing/status`, H, (b) => b?.data?.status !== 'clear', 20_000);
+  assert.match(suspect.data.threat_type, /^spoofing_/);
+  assert.ok(suspect.data.checks_performed.some((c: { result: string }) => c.result === 'warning'));
+  assert.ok(suspect.data.detection_latency_ms >= 0);
+  const escalated = await until(`${svc.url}/spoofing/history`, H, (b) => b?.data?.events?.[0]?.status === 'alert', 20_000);
+  assert.equal(escalated.data.events[0].resolved, false);
+  const analysis = (await call(`${svc.url}/spoofing/analyze`, { headers: H, body: { depth: 'full', include_raw_metrics: true } })).body.data;
+  assert.notEqual(analysis.status, 'clear');
+  assert.match(analysis.recommended_action, /spoofing|monitor/);
+  assert.ok(analysis.window.epochs >= 1 && analysis.window.worst_status !== 'clear');
+  assert.ok(analysis.raw_metrics.doppler_consistency);
+  // An overpowered spoofer: the measured power is above the model.
+  assert.ok(analysis.analysis.signal_power.measured_dbm > analysis.analysis.signal_power.expected_dbm);
+  const pos = await call(`${svc.url}/position`, { headers: H, body: {} });
+  assert.equal(pos.status, 200);
+  assert.equal(pos.body.data.integrity.spoofing_detected, true);
+  assert.equal(pos.body.data.integrity.holdover_active, true);
+  const open = (await call(`${svc.url}/spoofing/history`, { headers: H })).body.data;
+  assert.equal(open.events.length, 1);
+  assert.equal(open.events[0].resolved, false);
+  assert.ok(open.summary.uptime_percent < 100);
+  const timing = await call(`${svc.url}/timing`, { headers: H, body: {} });
+  assert.equal(timing.body.data.source, 'holdover');
+
+  await scenario('clear');
+  const history = await until(`${svc.url}/spoofing/history`, H, (b) => b?.data?.events?.[0]?.resolved === true, 40_000);
+  const event = history.data.events[0];
+  assert.equal(event.status, 'alert');
+  assert.match(event.threat_type, /^spoofing_/);
+  assert.ok(event.duration_s > 0, JSON.stringify(event));
+  assert.ok(Date.parse(event.resolved_at) > Date.parse(event.timestamp));
+  assert.ok(event.checks.length >= 2);
+  assert.equal(history.data.summary.total_alerts, 1);
+  await until(`${svc.url}/spoofing/status`, H, (b) => b?.data?.status === 'clear', 10_000);
+  // from/to/limit select on the event's time.
+  const later = new Date(Date.parse(event.resolved_at) + 1000).toISOString();
+  const end = new Date(Date.parse(event.resolved_at) + 60_000).toISOString();
+  const none = (await call(`${svc.url}/spoofing/history?from=${encodeURIComponent(later)}&to=${encodeURIComponent(end)}`, { headers: H })).body.data;
+  assert.equal(none.events.length, 0);
+  assert.equal(none.summary.uptime_percent, 100);
+  const limited = (await call(`${svc.url}/spoofing/history?limit=1&to=${encodeURIComponent(event.resolved_at)}`, { headers: H })).body.data;
+  assert.equal(limited.events.length, 1);
+});
+
+test('a loss of signal enters holdover, refuses GNSS-only time and positions, and the return of the signals leaves it with the recovery error recorded', async () => {
+  await until(`${svc.url}/holdover/status`, H, (b) => b?.data?.active === false, 20_000);
+  await scenario('signal-loss');
+  const held = await until(`${svc.url}/holdover/status`, H, (b) => b?.data?.active === true, 10_000);
+  assert.ok(held.data.estimated_drift_ns_per_hour !== null);
+  await until(`${svc.url}/holdover/status`, H, (b) => b?.data?.current_holdover_age_s >= 5, 10_000);
+  const status = (await call(`${svc.url}/timing/status`, { headers: H })).body.data;
+  assert.equal(status.status, 'holdover');
+  assert.equal(status.source, 'holdover');
+  const t = await call(`${svc.url}/timing`, { headers: H, body: { include_bounds: true } });
+  assert.equal(t.body.data.source, 'holdover');
+  const strict = await call(`${svc.url}/timing`, { headers: H, body: { fallback_to_holdover: false } });
+  assert.equal(strict.status, 503);
+  assert.equal(strict.body.error.code, 'NO_TIME');
+  const pos = await call(`${svc.url}/position`, { headers: H, body: {} });
+  assert.equal(pos.status, 503);
+  assert.equal(pos.body.error.code, 'NO_FIX');
+  assert.match(pos.body.error.message, /too few satellites/);
+  const sync = await call(`${svc.url}/timing/sync`, { method: 'POST', headers: H });
+  assert.equal(sync.status, 503);
+  assert.equal(sync.body.error.code, 'SYNC_FAILED');
+
+  await scenario('clear');
+  await until(`${svc.url}/holdover/status`, H, (b) => b?.data?.active === false, 20_000);
+  assert.equal((await call(`${svc.url}/timing/status`, { headers: H })).body.data.status, 'locked');
+  const metrics = (await call(`${svc.url}/holdover/metrics`, { headers: H })).body.data;
+  // The spoofing event of the test before held over too: at least two holdovers, each judged at recovery.
+  assert.ok(metrics.last_24h_holdover_events >= 1, JSON.stringify(metrics));
+  assert.ok(metrics.total_holdover_time_s >= 5);
+  assert.ok(metrics.max_drift_observed_ns !== null && metrics.max_drift_observed_ns >= 0);
+  assert.ok(metrics.drift_model_accuracy >= 0 && metrics.drift_model_accuracy <= 1);
+});
+
+test('scenarios act on the simulator only and say so, and an unknown name changes nothing', async () => {
+  const seq = await requestScenario(svc.db, 'earthquake');
+  await until(`${svc.url}/health`, {}, () => true, 100);
+  const deadline = Date.now() + 5000;
+  let ack = await scenarioAck(svc.db, seq);
+  while (!ack.applied && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 50));
+    ack = await scenarioAck(svc.db, seq);
+  }
+  assert.equal(ack.applied, true);
+  assert.match(ack.message ?? '', /unknown scenario "earthquake": nothing changed/);
+  assert.equal((await call(`${svc.url}/spoofing/status`, { headers: H })).body.data.status, 'clear');
+});

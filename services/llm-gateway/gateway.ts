@@ -1,0 +1,289 @@
+/**
+ * One chat call from admission to settlement:
+ *   balance > 0 (402) -> model in the catalog (403) -> rpm/tpm (429) -> hold of the worst
+ *   case against the balance and the key's spendLimit (402) -> the model -> settle the
+ *   actual usage, release the rest, record usage per key, model and day.
+ * A call that fails before generating anything releases its whole hold; a stream cut off by
+ * the client, by a revoked key or by the upstream settles what was generated.
+ */
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
+import type { ServerResponse } from 'node:http';
+import type { ModelRegistry } from '../../engines/language/registry.ts';
+import type { ChatChunk, ChatRequest, FinishReason, Usage } from '../../engines/language/types.ts';
+import { BillingError, availableMicros, placeHold, releaseHold, repairHolds, settleHold, type Hold } from '../../platform/billing/index.ts';
+import type { KeyAuthenticator } from '../../platform/identity/key-cache.ts';
+import type { Identity } from '../../platform/identity/keys.ts';
+import type { ServiceContext } from '../../platform/service.ts';
+import type { Catalog, GatewayModel } from './catalog.ts';
+import { errors, gatewayError } from './errors.ts';
+import { SERVICE_ID, limitsOf, spendScope, type KeyLimits } from './keys.ts';
+import { addTokens, admit, pruneMinutes } from './limits.ts';
+import { promptTokensEstimate, usageCost, worstCaseMicros } from './metering.ts';
+import type { ChatCall } from './request.ts';
+import { modelLayerError } from './upstream-errors.ts';
+import { recordUsage } from './usage.ts';
+
+export interface GatewayOptions {
+  /** Longest a call may run, streamed or not (default 10 minutes); its hold expires a minute later. */
+  maxCallMs?: number;
+  /** How often a stream re-checks that its key is still valid (default 500 ms). */
+  keyRecheckMs?: number;
+}
+
+const OWNER = `${SERVICE_ID}@${hostname()}:${process.pid}`;
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+export interface CompletionBody {
+  id: string;
+  object: 'chat.completion';
+  created: number;
+  model: string;
+  choices: { index: number; message: { role: 'assistant'; content: string }; finish_reason: string }[];
+  usage: Usage;
+}
+
+export interface Admitted {
+  requestId: string;
+  model: GatewayModel;
+  hold: Hold;
+  minute: Date | null;
+}
+
+export class Gateway {
+  private readonly limitCache = new Map<string, { limits: KeyLimits; at: number }>();
+  private repairTimer: NodeJS.Timeout | null = null;
+  readonly maxCallMs: number;
+  readonly keyRecheckMs: number;
+
+  constructor(
+    readonly ctx: ServiceContext,
+    readonly models: ModelRegistry,
+    readonly catalog: Catalog,
+    readonly keys: KeyAuthenticator,
+    options: GatewayOptions = {},
+  ) {
+    this.maxCallMs = options.maxCallMs ?? 600_000;
+    this.keyRecheckMs = options.keyRecheckMs ?? 500;
+  }
+
+  /**
+   * Holds of calls whose process died: released at start (same host, process gone) or once
+   * expired (any host). A call that never finished charges nothing. Then every minute.
+   */
+  async startRepair(): Promise<void> {
+    const run = async (): Promise<void> => {
+      const now = this.ctx.now();
+      await repairHolds(this.ctx.db, {
+        service: SERVICE_ID,
+        now,
+        resolve: (hold, expired) => {
+          const [host, pid] = hold.owner.slice(SERVICE_ID.length + 1).split(':');
+          const dead = host === hostname() && Number(pid) !== process.pid && !processAlive(Number(pid));
+          return dead || expired ? { release: true } : null;
+        },
+      });
+      await pruneMinutes(this.ctx.db, now);
+    };
+    await run();
+    this.repairTimer = setInterval(() => void run().catch(() => {}), 60_000);
+    this.repairTimer.unref();
+  }
+
+  stop(): void {
+    if (this.repairTimer) clearInterval(this.repairTimer);
+    this.repairTimer = null;
+  }
+
+  /** Limits of a key, cached for 5 s (dropped at once when this process changes them). */
+  async limits(keyId: string): Promise<KeyLimits> {
+    const hit = this.limitCache.get(keyId);
+    if (hit && performance.now() - hit.at < 5_000) return hit.limits;
+    const limits = await limitsOf(this.ctx.db, keyId);
+    if (this.limitCache.size > 10_000) this.limitCache.clear();
+    this.limitCache.set(keyId, { limits, at: performance.now() });
+    return limits;
+  }
+
+  forgetLimits(keyId: string): void {
+    this.limitCache.delete(keyId);
+  }
+
+  /** 402 before anything runs when the workspace has no credit left (spec rule 1). */
+  async requireCredit(identity: Identity): Promise<void> {
+    if ((await availableMicros(this.ctx.db, identity.accountId)) <= 0) throw errors.insufficientCredits();
+  }
+
+  /** Everything before the model runs; on success the call's worst case is held. */
+  async admit(identity: Identity, call: ChatCall): Promise<Admitted> {
+    await this.requireCredit(identity);
+    const requestId = `chatcmpl-${randomUUID().replaceAll('-', '')}`;
+    const model = this.catalog.find(call.model);
+    if (!model || !model.public) {
+      if (this.catalog.models.length === 0) throw gatewayError(503, 'server_error', 'Chat service is not configured', requestId);
+      const available = this.catalog.models.filter((m) => m.public).map((m) => m.id);
+      throw gatewayError(403, 'permission_error', `Model ${call.model} is not available on this API. Available models: ${available.join(', ')}`, requestId);
+    }
+    const limits = await this.limits(identity.keyId);
+    const now = this.ctx.now();
+    const minute = await admit(this.ctx.db, identity.keyId, limits, now, requestId);
+    let hold: Hold;
+    try {
+      hold = await placeHold(this.ctx.db, {
+        accountId: identity.accountId,
+        service: SERVICE_ID,
+        reference: requestId,
+        micros: worstCaseMicros(call, model),
+        owner: OWNER,
+        expiresAt: new Date(now.getTime() + this.maxCallMs + 60_000),
+        limit: limits.spendLimitMicros === null ? null : { scope: spendScope(identity.keyId), maxMicros: limits.spendLimitMicros },
+      });
+    } catch (err) {
+      if (err instanceof BillingError && err.code === 'limit_reached') throw errors.spendLimit();
+      if (err instanceof BillingError) throw errors.insufficientCredits();
+      throw err;
+    }
+    return { requestId, model, hold, minute };
+  }
+
+  request(call: ChatCall, signal: AbortSignal): ChatRequest {
+    const req: ChatRequest = { model: call.model, messages: call.messages, signal };
+    if (call.temperature !== undefined) req.temperature = call.temperature;
+    if (call.top_p !== undefined) req.top_p = call.top_p;
+    if (call.max_tokens !== undefined) req.max_tokens = call.max_tokens;
+    return req;
+  }
+
+  /** Charges `usage` (capped at the hold), records it per key, model and day. */
+  async settle(identity: Identity, a: Admitted, usage: Usage): Promise<void> {
+    const cost = usageCost(a.model, usage);
+    const closed = await settleHold(this.ctx.db, a.hold.id, cost);
+    const charged = closed?.chargedMicros ?? 0;
+    await recordUsage(this.ctx.db, {
+      keyId: identity.keyId,
+      accountId: identity.accountId,
+      model: a.model.id,
+      at: this.ctx.now(),
+      promptTokens: usage.prompt_tokens,
+      completionTokens: usage.completion_tokens,
+      costMicros: charged,
+    });
+    if (a.minute) await addTokens(this.ctx.db, identity.keyId, a.minute, usage.prompt_tokens + usage.completion_tokens);
+  }
+
+  async release(a: Admitted): Promise<void> {
+    await releaseHold(this.ctx.db, a.hold.id);
+  }
+
+  /** A whole (non-streamed) completion. */
+  async complete(identity: Identity, call: ChatCall, a: Admitted, clientGone: AbortSignal): Promise<CompletionBody> {
+    const signal = AbortSignal.any([clientGone, AbortSignal.timeout(this.maxCallMs)]);
+    let result;
+    try {
+      result = await this.models.chat(this.request(call, signal));
+    } catch (err) {
+      if (clientGone.aborted) {
+        // The client left while the model ran: the prompt was processed, nothing was delivered.
+        await this.settle(identity, a, { prompt_tokens: promptTokensEstimate(call), completion_tokens: 0, total_tokens: 0 });
+      } else await this.release(a);
+      throw modelLayerError(err, a.requestId);
+    }
+    await this.settle(identity, a, result.usage);
+    return {
+      id: a.requestId,
+      object: 'chat.completion' as const,
+      created: Math.floor(Date.now() / 1000),
+      model: a.model.id,
+      choices: [{ index: 0, message: { role: 'assistant' as const, content: result.content }, finish_reason: result.finish_reason }],
+      usage: result.usage,
+    };
+  }
+
+  /**
+   * A streamed completion, written to `res` as server-sent events. The first chunk is awaited
+   * before any header goes out, so that an upstream failing at once still answers with its
+   * status; after that, failures end the stream with an error frame and no `[DONE]`.
+   */
+  async stream(identity: Identity, rawKey: string, call: ChatCall, a: Admitted, res: ServerResponse, headers: Record<string, string>): Promise<void> {
+    const stop = new AbortController();
+    const clientGone = (): void => {
+      if (!res.writableEnded) stop.abort(new Error('client closed the connection'));
+    };
+    res.on('close', clientGone);
+    let timedOut = false;
+    const timeout = setTimeout(() => {
+      timedOut = true;
+      stop.abort(new Error('call took longer than the gateway allows'));
+    }, this.maxCallMs);
+    const iterator = this.models.chatStream(this.request(call, stop.signal))[Symbol.asyncIterator]();
+    let first: IteratorResult<ChatChunk>;
+    try {
+      first = await iterator.next();
+    } catch (err) {
+      clearTimeout(timeout);
+      res.off('close', clientGone);
+      await this.release(a);
+      throw modelLayerError(err, a.requestId);
+    }
+    const created = Math.floor(Date.now() / 1000);
+    const frame = (delta: Record<string, unknown>, finish: FinishReason | null, usage?: Usage): string =>
+      `data: ${JSON.stringify({ id: a.requestId, object: 'chat.completion.chunk', created, model: a.model.id, choices: [{ index: 0, delta, finish_reason: finish }], ...(usage ? { usage } : {}) })}\n\n`;
+    res.writeHead(200, { ...headers, 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive', 'x-service-request-id': a.requestId });
+    const write = async (text: string): Promise<void> => {
+      if (res.destroyed || res.writableEnded) return;
+      if (!res.write(text)) await new Promise<void>((resolve) => { res.once('drain', resolve); res.once('close', resolve); });
+    };
+    let deltas = 0;
+    let usage: Usage | null = null;
+    let failure: { message: string; type: string } | null = null;
+    let lastKeyCheck = performance.now();
+    try {
+      await write(frame({ role: 'assistant', content: '' }, null));
+      for (let next = first; !next.done; next = await iterator.next()) {
+        const chunk = next.value;
+        if (chunk.type === 'delta') {
+          deltas++;
+          await write(frame({ content: chunk.content }, null));
+        } else {
+          usage = chunk.usage;
+          await write(frame({}, chunk.finish_reason, chunk.usage));
+        }
+        if (stop.signal.aborted) break;
+        if (performance.now() - lastKeyCheck >= this.keyRecheckMs) {
+          lastKeyCheck = performance.now();
+          if (!(await this.keys.authenticate(rawKey, SERVICE_ID, 'api_key', this.ctx.now()))) {
+            failure = { message: 'Invalid or expired API key', type: 'authentication_error' };
+            break;
+          }
+        }
+      }
+    } catch (err) {
+      if (timedOut) failure = { message: 'Service unavailable', type: 'server_error' };
+      else if (!stop.signal.aborted) {
+        const mapped = modelLayerError(err, a.requestId);
+        failure = { message: mapped.message, type: mapped.code };
+      }
+    } finally {
+      clearTimeout(timeout);
+      res.off('close', clientGone);
+      if (!usage) {
+        stop.abort(new Error('stream ended early'));
+        await iterator.return?.(undefined).catch(() => undefined);
+      }
+    }
+    // What was generated is charged: the model's own count when it finished, else what was delivered.
+    const charged = usage ?? { prompt_tokens: promptTokensEstimate(call), completion_tokens: deltas, total_tokens: promptTokensEstimate(call) + deltas };
+    await this.settle(identity, a, charged);
+    if (failure) await write(`data: ${JSON.stringify({ error: failure })}\n\n`);
+    else if (usage) await write('data: [DONE]\n\n');
+    res.end();
+  }
+}

@@ -1,0 +1,85 @@
+/** POST /api/v1/chat/completions — whole or streamed, paid from the workspace's credits. */
+import { Type } from 'typebox';
+import type { ServiceApp } from '../../../platform/http/app.ts';
+import { GatewayError } from '../errors.ts';
+import { readChatCall } from '../request.ts';
+import { TAG_API, bearerSecurity, identityOf, type GatewayDeps } from './context.ts';
+
+const Body = Type.Object(
+  {
+    model: Type.Optional(Type.Unknown({ description: 'required: bare model id from GET /api/v1/models' })),
+    messages: Type.Optional(Type.Unknown({ description: 'required: non-empty array of {role: system|user|assistant, content: text or [{type: "text", text}]}', examples: [[{ role: 'user', content: 'Hello' }]] })),
+    stream: Type.Optional(Type.Unknown({ description: 'boolean, default false: answer as server-sent events' })),
+    temperature: Type.Optional(Type.Unknown({ description: 'number 0 to 2; omitted: the model default' })),
+    top_p: Type.Optional(Type.Unknown({ description: 'number 0 to 1; omitted: the model default' })),
+    max_tokens: Type.Optional(Type.Unknown({ description: "positive integer; omitted: the model default (held at the model's output limit)" })),
+  },
+  { description: 'Only these six fields reach the model; any other field is dropped without an error.', additionalProperties: true },
+);
+
+const Completion = Type.Object({
+  id: Type.String(),
+  object: Type.Literal('chat.completion'),
+  created: Type.Integer(),
+  model: Type.String(),
+  choices: Type.Array(
+    Type.Object({
+      index: Type.Integer(),
+      message: Type.Object({ role: Type.Literal('assistant'), content: Type.String() }),
+      finish_reason: Type.String({ description: 'stop or length' }),
+    }),
+  ),
+  usage: Type.Object({ prompt_tokens: Type.Integer(), completion_tokens: Type.Integer(), total_tokens: Type.Integer() }),
+});
+
+export function registerChatCompletions(app: ServiceApp, deps: GatewayDeps): void {
+  app.post(
+    '/api/v1/chat/completions',
+    {
+      onRequest: deps.apiKey('chat:write'),
+      schema: {
+        tags: [TAG_API],
+        summary: 'Chat completion, whole or streamed',
+        description:
+          'Holds the worst case (prompt plus max_tokens or the model output limit, at the model prices) against the balance and the key spendLimit, ' +
+          'runs the model, then charges the actual usage. With stream true: text/event-stream of chat.completion.chunk frames ending with data: [DONE].',
+        security: bearerSecurity,
+        body: Body,
+        response: { 200: Completion, '4xx': GatewayError, '5xx': GatewayError },
+      },
+    },
+    async (req, reply) => {
+      const identity = identityOf(req);
+      const call = readChatCall(req.body);
+      const gateway = deps.gateway;
+      const admitted = await gateway.admit(identity, call);
+      if (call.stream) {
+        reply.hijack();
+        try {
+          await gateway.stream(identity, req.rawApiKey!, call, admitted, reply.raw, { 'x-request-id': req.id });
+        } catch (err) {
+          // Failed before the first byte: answer like any other error (hijacked, so by hand).
+          const e = err as { status?: number; code?: string; message: string; headers?: Record<string, string> };
+          const body = JSON.stringify({ error: { message: e.message, type: e.code ?? 'server_error' } });
+          if (!reply.raw.headersSent) {
+            reply.raw.writeHead(e.status ?? 502, { 'content-type': 'application/json; charset=utf-8', 'x-request-id': req.id, ...(e.headers ?? {}) });
+          }
+          reply.raw.end(body);
+        }
+        return reply;
+      }
+      const aborted = new AbortController();
+      const onClose = (): void => {
+        if (!reply.raw.writableEnded) aborted.abort();
+      };
+      reply.raw.on('close', onClose);
+      try {
+        const body = await gateway.complete(identity, call, admitted, aborted.signal);
+        reply.header('x-service-request-id', admitted.requestId);
+        return body;
+      } finally {
+        reply.raw.off('close', onClose);
+      }
+    },
+  );
+}

@@ -1,0 +1,123 @@
+/** GET / — the console web page: sign in, balance, spend per key and day, the keys table. */
+import { fileURLToPath } from 'node:url';
+import type { ServiceApp } from '../../../platform/http/app.ts';
+import { getBalance, microsToUsd } from '../../../platform/billing/index.ts';
+import { html, sendPage, serveAssets, type SafeHtml } from '../../../platform/http/pages.ts';
+import { money, spendChart, type DaySpend } from '../chart.ts';
+import { listKeys, type KeyView } from '../keys.ts';
+import { readUsage } from '../usage.ts';
+import type { GatewayDeps } from './context.ts';
+
+const DAYS = 30;
+
+function when(iso: string | null): string {
+  return iso ? iso.slice(0, 16).replace('T', ' ') : 'never';
+}
+
+function limits(k: KeyView): SafeHtml {
+  const parts = [
+    k.spendLimit === null ? null : `${money(k.spendLimit)} total`,
+    k.rpmLimit === null ? null : `${k.rpmLimit} req/min`,
+    k.tpmLimit === null ? null : `${k.tpmLimit} tok/min`,
+  ].filter(Boolean);
+  return parts.length ? html`${parts.join(' · ')}` : html`<span class="muted">none</span>`;
+}
+
+function signInView(): SafeHtml {
+  return html`<main class="signin">
+  <h1>Lattice gateway console</h1>
+  <form id="signin" class="card" autocomplete="on">
+    <label>Email <input name="email" type="email" autocomplete="username" required></label>
+    <label>Password <input name="password" type="password" autocomplete="current-password" required></label>
+    <p class="error" id="signin-error" hidden></p>
+    <button type="submit">Sign in</button>
+  </form>
+  <p class="muted">Console users are created by the operator: <code>lattice console-users create</code>.</p>
+</main>`;
+}
+
+function keysTable(keys: KeyView[], spend: Map<string, number>): SafeHtml {
+  if (!keys.length) return html`<p class="muted" id="no-keys">No API keys yet. Create one to call <code>/api/v1/chat/completions</code>.</p>`;
+  return html`<div class="table-wrap"><table class="keys">
+  <thead><tr><th>Name</th><th>Id</th><th>Created</th><th>Last used</th><th>Spent (30 d)</th><th>Limits</th><th></th></tr></thead>
+  <tbody>${keys.map(
+    (k) => html`<tr data-key-id="${k.id}" data-name="${k.name ?? ''}" data-spend-limit="${k.spendLimit ?? ''}" data-rpm-limit="${k.rpmLimit ?? ''}" data-tpm-limit="${k.tpmLimit ?? ''}">
+    <td class="name">${k.name ?? '(unnamed)'}</td><td><code>${k.id}</code></td><td>${when(k.createdAt)}</td><td>${when(k.lastUsedAt)}</td>
+    <td>${money(spend.get(k.id) ?? 0)}</td><td>${limits(k)}</td>
+    <td class="actions"><button type="button" class="secondary edit">Edit</button> <button type="button" class="danger revoke">Revoke</button></td></tr>`,
+  )}</tbody></table></div>`;
+}
+
+function dialogs(): SafeHtml {
+  return html`<dialog id="secret-dialog">
+  <h2>Your new API key</h2>
+  <p>Copy it now: it is shown only this once and cannot be recovered.</p>
+  <div class="secret"><code id="secret-value"></code><button type="button" id="copy-secret">Copy</button></div>
+  <p class="muted" id="copy-status" aria-live="polite"></p>
+  <form method="dialog"><button type="submit" id="secret-done">Done</button></form>
+</dialog>
+<dialog id="edit-dialog">
+  <form id="edit-form">
+    <h2>Edit key</h2>
+    <label>Name <input name="name" required maxlength="100"></label>
+    <label>Spend limit, US dollars <input name="spendLimit" type="number" min="0" step="0.01" placeholder="no limit"></label>
+    <label>Requests per minute <input name="rpmLimit" type="number" min="0" step="1" placeholder="no limit"></label>
+    <label>Tokens per minute <input name="tpmLimit" type="number" min="0" step="1" placeholder="no limit"></label>
+    <p class="error" id="edit-error" hidden></p>
+    <div class="row"><button type="button" class="secondary" id="edit-cancel">Cancel</button><button type="submit">Save</button></div>
+  </form>
+</dialog>
+<dialog id="revoke-dialog">
+  <h2>Revoke <span id="revoke-name"></span>?</h2>
+  <p>Programs using this key stop working at once. This cannot be undone.</p>
+  <div class="row"><button type="button" class="secondary" id="revoke-cancel">Cancel</button><button type="button" class="danger" id="revoke-confirm">Revoke key</button></div>
+</dialog>`;
+}
+
+export async function registerConsolePage(app: ServiceApp, deps: GatewayDeps): Promise<void> {
+  const assets = await serveAssets(app, { dir: fileURLToPath(new URL('../web/', import.meta.url)), prefix: `${deps.prefix}/assets` });
+  const page = { styles: [assets.url('console.css')], scripts: [assets.url('console.js')], icon: assets.url('icon.svg') };
+  app.get('/', { schema: { hide: true } }, async (req, reply) => {
+    const session = await deps.sessions.find(req);
+    if (!session) return sendPage(reply, { ...page, title: 'Sign in · Lattice gateway', body: signInView() });
+    const now = deps.ctx.now();
+    const [balance, keys, usage] = await Promise.all([
+      getBalance(deps.ctx.db, session.accountId),
+      listKeys(deps.ctx.db, session.accountId),
+      readUsage(deps.ctx.db, session.accountId, now, DAYS),
+    ]);
+    const days: DaySpend[] = [];
+    for (let i = DAYS - 1; i >= 0; i--) days.push({ date: new Date(now.getTime() - i * 86_400_000).toISOString().slice(0, 10), byKey: new Map() });
+    const byDate = new Map(days.map((d) => [d.date, d]));
+    const spendPerKey = new Map<string, number>();
+    const names = new Map<string, string>();
+    let total = 0;
+    let requests = 0;
+    for (const r of usage) {
+      const d = byDate.get(r.day);
+      if (d) d.byKey.set(r.keyId, (d.byKey.get(r.keyId) ?? 0) + r.costUsd);
+      spendPerKey.set(r.keyId, (spendPerKey.get(r.keyId) ?? 0) + r.costUsd);
+      names.set(r.keyId, r.keyName ?? r.keyId);
+      total += r.costUsd;
+      requests += r.requests;
+    }
+    const order = [...spendPerKey.entries()].sort((a, b) => b[1] - a[1]).map(([k]) => k);
+    const body = html`<header class="top"><h1>Lattice gateway</h1><span class="who">${session.email}</span><button type="button" class="secondary" id="signout">Sign out</button></header>
+<main>
+  <section class="tiles">
+    <div class="card tile"><h2>Balance</h2><p class="big" id="balance">${money(microsToUsd(balance.availableMicros))}</p><p class="muted">${money(microsToUsd(balance.heldMicros))} held for calls running now</p></div>
+    <div class="card tile"><h2>Spent, last ${DAYS} days</h2><p class="big">${money(total)}</p><p class="muted">${requests} requests</p></div>
+    <div class="card tile"><h2>Keys</h2><p class="big">${keys.length}</p><p class="muted">API base: <code>/api/v1</code></p></div>
+  </section>
+  <section class="card"><h2>Spend per day and key</h2>${spendChart(days, order, names)}</section>
+  <section class="card">
+    <div class="row spread"><h2>API keys</h2>
+      <form id="create-form" class="inline"><input name="name" placeholder="Key name" aria-label="Key name" required maxlength="100"><button type="submit">Create key</button></form></div>
+    <p class="error" id="keys-error" hidden></p>
+    ${keysTable(keys, spendPerKey)}
+  </section>
+</main>
+${dialogs()}`;
+    return sendPage(reply, { ...page, title: 'Lattice gateway console', body });
+  });
+}

@@ -1,0 +1,24 @@
+/**
+ * The language-model gateway, variant P (CONTRACT: id `llm-gateway`, port 8201): an
+ * OpenAI-compatible chat completions API under /api/v1 paid from the workspace's prepaid
+ * credits, and the console (API under /api, web page at /) for API keys, balance and spend.
+ *
+ * A light descriptor: `build()` loads the application (./app.ts) when the service starts.
+ */
+import type { ServiceDefinition } from '../../platform/service.ts';
+import { gatewayMigrations } from './migrations.ts';
+
+export const GATEWAY_KEY_PREFIX = 'sk-lat';
+
+export const llmGatewayService: ServiceDefinition = {
+  id: 'llm-gateway',
+  title: 'Language-model gateway (variant P)',
+  defaultPort: 8201,
+  migrations: gatewayMigrations,
+  keyPrefix: GATEWAY_KEY_PREFIX,
+  plans: [{ name: 'standard' }],
+  async build(ctx, options) {
+    const { build } = await import('./app.ts');
+    return build(ctx, options);
+  },
+};

@@ -68,7 +68,15 @@ export class SearchIndex {
   readonly embedder: Embedder;
   bm25: Bm25Params = DEFAULT_BM25;
   /** Weight of BM25 in hybrid fusion; the rest goes to the dense score. */
-  hybridWeight = 0.8;
+  hybridWeight = 0.6;
+  /**
+   * Hybrid's dense side searches with the query's vector plus `denseFeedbackWeight` times the
+   * mean vector of BM25's top `denseFeedbackDocs` (pseudo-relevance feedback, Rocchio style):
+   * the hashing embedding alone knows only the query's own stems, the expanded vector also
+   * the vocabulary of the documents BM25 trusts most. Measured on Cranfield (README).
+   */
+  denseFeedbackDocs = 5;
+  denseFeedbackWeight = 2;
   private readonly db: Database;
   private readonly ownsDb: boolean;
   // Caches of what every query needs, dropped when this instance adds documents.
@@ -162,11 +170,23 @@ export class SearchIndex {
     return topK(bm25Scores(postings, counts, stats, this.bm25), k);
   }
 
-  async denseSearch(query: string, k: number): Promise<Scored[]> {
+  /** Cosine ranking; with `feedback` doc ids, the query vector is moved towards their mean (see denseFeedbackWeight). */
+  async denseSearch(query: string, k: number, feedback: readonly string[] = []): Promise<Scored[]> {
     this.dense ??= await store.loadVectors(this.db, this.ns);
-    const [q] = await this.embedder.embed([query]);
-    const scores = new Map<string, number>();
+    const [embedded] = await this.embedder.embed([query]);
+    let q: Float32Array | Float64Array = embedded;
     const { ids, vectors } = this.dense;
+    if (feedback.length) {
+      const at = new Map(ids.map((id, i) => [id, i]));
+      const expanded = Float64Array.from(embedded);
+      const share = this.denseFeedbackWeight / feedback.length;
+      for (const id of feedback) {
+        const v = vectors[at.get(id) ?? -1];
+        if (v) for (let j = 0; j < v.length; j++) expanded[j] += share * v[j];
+      }
+      q = expanded;
+    }
+    const scores = new Map<string, number>();
     for (let i = 0; i < ids.length; i++) {
       const v = vectors[i];
       let dot = 0;
@@ -182,7 +202,8 @@ export class SearchIndex {
     if (mode === 'dense') return this.denseSearch(query, k);
     // Fuse over deeper lists than asked so that a document strong in one list is not lost.
     const depth = Math.max(k, 200);
-    const [lex, den] = await Promise.all([this.bm25Search(query, depth), this.denseSearch(query, depth)]);
+    const lex = await this.bm25Search(query, depth);
+    const den = await this.denseSearch(query, depth, lex.slice(0, this.denseFeedbackDocs).map((s) => s.doc_id));
     return topK(fuse(lex, den, this.hybridWeight), k);
   }
 

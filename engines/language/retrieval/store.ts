@@ -166,3 +166,13 @@ export async function loadVectors(db: Sql, ns: string): Promise<{ ids: string[];
   );
   return { ids: rows.map((r) => r.doc_id), vectors: rows.map((r) => toFloat32(r.vector)) };
 }
+
+/** Removes every document, posting and setting of the index `ns`. */
+export async function dropNamespace(db: SqlWithExec, ns: string): Promise<void> {
+  await ensureSchema(db);
+  await db.transaction(async (tx) => {
+    await tx.query('DELETE FROM lx_search_postings WHERE ns = $1', [ns]);
+    await tx.query('DELETE FROM lx_search_docs WHERE ns = $1', [ns]);
+    await tx.query('DELETE FROM lx_search_meta WHERE ns = $1', [ns]);
+  });
+}

@@ -1,0 +1,102 @@
+/**
+ * The language API's application (variant Q): routes, the language engine, the training
+ * worker and webhook delivery. Loaded by `build()` in service.ts only when the service starts.
+ */
+import type { ServiceApp } from '../../platform/http/app.ts';
+import { createServiceApp } from '../../platform/http/app.ts';
+import { requireKey } from '../../platform/http/auth.ts';
+import type { ServiceContext } from '../../platform/service.ts';
+import { loadConfig } from '../../engines/language/config.ts';
+import { formatQError, QError, qError } from './errors.ts';
+import { Events } from './events.ts';
+import { Language } from './language.ts';
+import { Q_KEY_PREFIX } from './plans.ts';
+import type { QDeps } from './routes/context.ts';
+import { registerAdminUsage } from './routes/admin-usage.ts';
+import { registerChat } from './routes/chat.ts';
+import { registerDatasets } from './routes/datasets.ts';
+import { registerDatasetUploads } from './routes/dataset-uploads.ts';
+import { registerEmbeddings } from './routes/embeddings.ts';
+import { registerFeedback } from './routes/feedback.ts';
+import { registerHealth } from './routes/health.ts';
+import { registerModels } from './routes/models.ts';
+import { registerRerank } from './routes/rerank.ts';
+import { registerSettings } from './routes/settings.ts';
+import { registerTenants } from './routes/tenants.ts';
+import { registerTraining } from './routes/training.ts';
+import { registerWebhooks } from './routes/webhooks.ts';
+import { Adapters } from './training/adapters.ts';
+import { Trainer } from './training/runner.ts';
+
+/** Largest request body: 8 MiB, enough for a document upload of a few thousand pages; a larger one is refused whole. */
+export const BODY_LIMIT = 8 * 1024 * 1024;
+
+export async function build(ctx: ServiceContext, options: { prefix: string }): Promise<ServiceApp> {
+  const app = await createServiceApp({
+    prefix: options.prefix,
+    bodyLimit: BODY_LIMIT,
+    formatError: formatQError,
+    docs: {
+      title: 'Lattice language API (variant Q)',
+      version: '2.1.0',
+      description:
+        'Multi-tenant language API: chat completions (OpenAI-compatible, with optional candidate reranking), embeddings, ' +
+        'rerank (classic and quantum-kernel tiers), tenants with settings, feedback, retrieval datasets (documents and tables, ' +
+        'hybrid BM25 + dense search), LoRA training from feedback, webhooks, limits per tier, admin usage and health. ' +
+        'Errors are `{error: {code, message, retry_after}, request_id}`. Licensed features (quantum rerank tiers, LoRA ' +
+        'training) need an `X-License-Key` that carries them.',
+      securitySchemes: {
+        bearerAuth: { type: 'http', scheme: 'bearer', description: `An admin key (\`lattice keys create --service llm --role admin\`) or a tenant key (${Q_KEY_PREFIX}_..., returned when the tenant is created)` },
+      },
+    },
+  });
+  app.addSchema(QError);
+
+  const events = new Events(ctx);
+  const adapters = new Adapters(ctx.db, ctx.dataDir);
+  const language = new Language(loadConfig());
+  const trainer = new Trainer(ctx, events, adapters);
+  await events.start();
+  await trainer.start();
+
+  const deps: QDeps = {
+    ctx,
+    language,
+    adapters,
+    events,
+    trainer,
+    bearerAuth: requireKey({
+      db: ctx.db,
+      service: 'llm',
+      header: 'bearer',
+      unauthorized: () => qError('UNAUTHORIZED', 'Missing or invalid API key'),
+    }),
+  };
+
+  app.addHook('onClose', async () => {
+    trainer.stop();
+    await language.close();
+    adapters.close();
+  });
+
+  await app.register(
+    async (scope) => {
+      const s = scope as unknown as ServiceApp;
+      registerHealth(s, deps);
+      registerModels(s, deps);
+      registerChat(s, deps);
+      registerEmbeddings(s, deps);
+      registerRerank(s, deps);
+      registerTenants(s, deps);
+      registerSettings(s, deps);
+      registerFeedback(s, deps);
+      registerDatasets(s, deps);
+      registerDatasetUploads(s, deps);
+      registerTraining(s, deps);
+      registerAdminUsage(s, deps);
+      registerWebhooks(s, deps);
+    },
+    { prefix: options.prefix },
+  );
+  return app;
+}

@@ -1,0 +1,118 @@
+/** Schema of the language API (variant Q): tenants, completions, feedback, datasets, training, usage. */
+import type { Migration } from '../../platform/storage/migrate.ts';
+
+export const llmMigrations: Migration[] = [
+  {
+    id: 'llm/0001_init',
+    sql: `
+CREATE TABLE llm_tenants (
+  id text PRIMARY KEY,
+  account_id text NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+  name text NOT NULL,
+  slug text NOT NULL,
+  tier text NOT NULL,
+  settings jsonb NOT NULL,
+  -- The tenant's own key (api_keys.id); revoked when the tenant is deleted.
+  key_id text NOT NULL,
+  -- The adapter its chats use: the last completed training job.
+  adapter_job_id text,
+  created_at timestamptz NOT NULL DEFAULT now(),
+  updated_at timestamptz NOT NULL DEFAULT now()
+);
+--;
+CREATE UNIQUE INDEX llm_tenants_slug ON llm_tenants (account_id, slug);
+--;
+CREATE UNIQUE INDEX llm_tenants_key ON llm_tenants (key_id);
+--;
+CREATE TABLE llm_completions (
+  id text PRIMARY KEY,
+  tenant_id text REFERENCES llm_tenants(id) ON DELETE CASCADE,
+  account_id text NOT NULL,
+  model text NOT NULL,
+  prompt text NOT NULL,
+  system text,
+  reply text NOT NULL,
+  created_at timestamptz NOT NULL DEFAULT now()
+);
+--;
+CREATE TABLE llm_feedback (
+  id text PRIMARY KEY,
+  tenant_id text NOT NULL REFERENCES llm_tenants(id) ON DELETE CASCADE,
+  conversation_id text,
+  message_id text,
+  type text NOT NULL,
+  rating integer,
+  correction text,
+  metadata jsonb NOT NULL DEFAULT '{}',
+  created_at timestamptz NOT NULL DEFAULT now()
+);
+--;
+CREATE INDEX llm_feedback_tenant ON llm_feedback (tenant_id, created_at);
+--;
+CREATE TABLE llm_datasets (
+  id text PRIMARY KEY,
+  tenant_id text NOT NULL REFERENCES llm_tenants(id) ON DELETE CASCADE,
+  name text NOT NULL,
+  type text NOT NULL,
+  description text,
+  allow_rag boolean NOT NULL,
+  allow_private_training boolean NOT NULL,
+  documents integer NOT NULL DEFAULT 0,
+  tables jsonb NOT NULL DEFAULT '[]',
+  -- Raised by every upload, so that each process reopens its cached index.
+  revision integer NOT NULL DEFAULT 0,
+  created_at timestamptz NOT NULL DEFAULT now()
+);
+--;
+CREATE INDEX llm_datasets_tenant ON llm_datasets (tenant_id, created_at);
+--;
+CREATE TABLE llm_dataset_docs (
+  dataset_id text NOT NULL REFERENCES llm_datasets(id) ON DELETE CASCADE,
+  doc_id text NOT NULL,
+  metadata jsonb NOT NULL DEFAULT '{}',
+  PRIMARY KEY (dataset_id, doc_id)
+);
+--;
+CREATE TABLE llm_training_jobs (
+  id text PRIMARY KEY,
+  tenant_id text NOT NULL REFERENCES llm_tenants(id) ON DELETE CASCADE,
+  status text NOT NULL,
+  model text NOT NULL,
+  params jsonb NOT NULL,
+  -- The training set, fixed when the job is created.
+  pairs jsonb NOT NULL,
+  feedback_samples integer NOT NULL,
+  progress double precision NOT NULL DEFAULT 0,
+  current_epoch integer NOT NULL DEFAULT 0,
+  total_epochs integer NOT NULL,
+  loss double precision,
+  learning_rate double precision,
+  held_out_loss_before double precision,
+  held_out_loss_after double precision,
+  attempts integer NOT NULL DEFAULT 0,
+  error text,
+  adapter bytea,
+  created_at timestamptz NOT NULL DEFAULT now(),
+  started_at timestamptz,
+  finished_at timestamptz,
+  updated_at timestamptz NOT NULL DEFAULT now()
+);
+--;
+CREATE INDEX llm_training_tenant ON llm_training_jobs (tenant_id, created_at);
+--;
+CREATE TABLE llm_usage_daily (
+  subject text NOT NULL,
+  day date NOT NULL,
+  requests bigint NOT NULL DEFAULT 0,
+  tokens bigint NOT NULL DEFAULT 0,
+  PRIMARY KEY (subject, day)
+);
+--;
+CREATE TABLE llm_rate_windows (
+  subject text NOT NULL,
+  window_start timestamptz NOT NULL,
+  requests integer NOT NULL,
+  PRIMARY KEY (subject, window_start)
+)`,
+  },
+];

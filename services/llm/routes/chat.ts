@@ -1,0 +1,158 @@
+/**
+ * POST /v1/chat/completions — OpenAI-compatible chat (whole, or streamed as server-sent
+ * `chat.completion.chunk` frames ending with `data: [DONE]`), with the tenant's settings,
+ * RAG citations, LoRA adapter and optional candidate reranking (see ../chat.ts for `meta`).
+ * A streamed chat with rerank streams the chosen candidate once the tier has picked it (the
+ * choice needs every candidate whole); without rerank the text streams as it is decoded.
+ */
+import { Type } from 'typebox';
+import type { ServiceApp } from '../../../platform/http/app.ts';
+import { LanguageError } from '../../../engines/language/errors.ts';
+import { choose, prepareChat, recordCompletion, spentTokens, type ChatBody } from '../chat.ts';
+import { commonErrors, qError } from '../errors.ts';
+import { chargeTokens } from '../limits.ts';
+import { begin, bearerSecurity, requireLicense, TAG, type QDeps } from './context.ts';
+import { RerankTier } from './schemas.ts';
+
+const Message = Type.Object({
+  role: Type.Union([Type.Literal('system'), Type.Literal('user'), Type.Literal('assistant')]),
+  content: Type.String({ maxLength: 200_000 }),
+});
+
+const ChatRequestSchema = Type.Object({
+  model: Type.String({ minLength: 1, maxLength: 200 }),
+  messages: Type.Array(Message, { minItems: 1, maxItems: 500 }),
+  temperature: Type.Optional(Type.Number({ minimum: 0, maximum: 2, description: 'Default 1' })),
+  top_p: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })),
+  max_tokens: Type.Optional(Type.Integer({ minimum: 1, maximum: 32768, description: 'Capped by the tenant’s max_tokens_per_request' })),
+  stream: Type.Optional(Type.Boolean()),
+  stop: Type.Optional(Type.Union([Type.String({ minLength: 1 }), Type.Array(Type.String({ minLength: 1 }), { maxItems: 4 })])),
+  use_rerank: Type.Optional(RerankTier),
+  rerank_k: Type.Optional(Type.Integer({ minimum: 2, maximum: 16, description: 'Candidates generated for reranking (default 4)' })),
+  seed: Type.Optional(Type.Integer({ minimum: 0, maximum: 2 ** 31 - 1, description: 'Makes sampling reproducible (candidate i uses seed + i)' })),
+});
+
+const Usage = Type.Object({ prompt_tokens: Type.Integer(), completion_tokens: Type.Integer(), total_tokens: Type.Integer() });
+const Citation = Type.Object({ dataset_id: Type.String(), doc_id: Type.String(), title: Type.String(), passage: Type.String(), score: Type.Number() });
+const Meta = Type.Object({
+  rerank_tier: Type.Union([Type.String(), Type.Null()]),
+  candidates: Type.Integer({ description: 'Replies generated (1 without rerank)' }),
+  candidate_scores: Type.Array(Type.Number(), { description: 'Rerank score of each candidate, in generation order' }),
+  chosen_candidate: Type.Integer(),
+  quality_score: Type.Number({ description: 'Geometric-mean probability of the reply’s tokens under the model (0 to 1)' }),
+  entropy: Type.Union([Type.Number(), Type.Null()], { description: 'Mean next-token entropy over the reply, in nats' }),
+  turbo_on: Type.Boolean({ description: 'Candidates decoded as parallel sequences of one batch' }),
+  quantum_device: Type.Union([Type.String(), Type.Null()]),
+  adapter: Type.Union([Type.String(), Type.Null()], { description: 'Training job whose LoRA adapter served the reply' }),
+  citations: Type.Array(Citation),
+});
+
+const Completion = Type.Object({
+  id: Type.String(),
+  object: Type.Literal('chat.completion'),
+  created: Type.Integer(),
+  model: Type.String(),
+  choices: Type.Array(
+    Type.Object({
+      index: Type.Integer(),
+      message: Type.Object({ role: Type.Literal('assistant'), content: Type.String() }),
+      finish_reason: Type.String(),
+    }),
+  ),
+  usage: Usage,
+  meta: Meta,
+});
+
+function languageError(err: unknown): never {
+  if (err instanceof LanguageError) {
+    if (err.code === 'model_not_found') throw qError('MODEL_NOT_FOUND', err.message);
+    if (err.status === 429) throw qError('RATE_LIMITED', err.message, err.retryAfter ?? 1);
+    if (err.status < 500) throw qError('INVALID_REQUEST', err.message);
+    throw qError('INTERNAL_ERROR', err.message);
+  }
+  throw err;
+}
+
+export function registerChat(app: ServiceApp, deps: QDeps): void {
+  const db = deps.ctx.db;
+  app.post(
+    '/v1/chat/completions',
+    {
+      preHandler: deps.bearerAuth,
+      schema: {
+        tags: [TAG.inference],
+        summary: 'Chat completion (OpenAI-compatible), optionally reranking rerank_k candidates',
+        description:
+          'With `use_rerank` (or the tenant’s enable_rerank) the model generates `rerank_k` candidates as parallel sequences and the tier picks one; ' +
+          'quantum tiers need an X-License-Key with quantum_rerank. With `stream` the answer is `text/event-stream` of chat.completion.chunk frames; the last one carries `usage` and `meta`.',
+        security: bearerSecurity,
+        body: ChatRequestSchema,
+        response: { 200: Completion, ...commonErrors },
+      },
+    },
+    async (req, reply) => {
+      const caller = await begin(deps, req, { tokens: true });
+      const body = req.body as ChatBody;
+      const userSystem = caller.tenant?.settings.custom_system_prompt ?? body.messages.find((m) => m.role === 'system')?.content ?? null;
+      const prepared = await prepareChat(db, deps.language, deps.adapters, caller, body);
+      if (prepared.tier === 'quantum_cpu' || prepared.tier === 'quantum_gpu') await requireLicense(deps, req, caller, 'quantum_rerank');
+      const live = body.stream && prepared.k === 1;
+
+      if (!body.stream) {
+        const set = await deps.language.generate(prepared.request, prepared.k).catch(languageError);
+        const { index, meta } = await choose(deps.language, prepared, set);
+        const c = set.candidates[index]!;
+        await chargeTokens(db, caller, deps.ctx.now(), spentTokens(set));
+        await recordCompletion(db, caller, prepared, c.content, userSystem);
+        return {
+          id: prepared.id,
+          object: 'chat.completion' as const,
+          created: prepared.created,
+          model: set.model,
+          choices: [{ index: 0, message: { role: 'assistant' as const, content: c.content }, finish_reason: c.finish_reason }],
+          usage: { prompt_tokens: set.prompt_tokens, completion_tokens: c.completion_tokens, total_tokens: set.prompt_tokens + c.completion_tokens },
+          meta,
+        };
+      }
+
+      // Streaming: headers go out with the first frame; errors before it are ordinary JSON errors.
+      const raw = reply.raw;
+      let started = false;
+      const frame = (delta: Record<string, unknown>, finish: string | null, extra: Record<string, unknown> = {}): void => {
+        if (!started) {
+          reply.hijack();
+          raw.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive', 'x-request-id': req.id });
+          started = true;
+        }
+        const chunk = { id: prepared.id, object: 'chat.completion.chunk', created: prepared.created, model: prepared.request.model, choices: [{ index: 0, delta, finish_reason: finish }], ...extra };
+        raw.write(`data: ${JSON.stringify(chunk)}\n\n`);
+      };
+      const abort = new AbortController();
+      raw.on('close', () => abort.abort());
+      prepared.request.signal = abort.signal;
+      let set;
+      try {
+        set = await deps.language.generate(prepared.request, prepared.k, live ? (_i, text) => frame(started ? { content: text } : { role: 'assistant', content: text }, null) : undefined);
+      } catch (err) {
+        if (!started) languageError(err);
+        raw.write(`data: ${JSON.stringify({ error: { code: 'INTERNAL_ERROR', message: (err as Error).message, retry_after: null }, request_id: req.id })}\n\n`);
+        raw.end('data: [DONE]\n\n');
+        return reply;
+      }
+      const { index, meta } = await choose(deps.language, prepared, set);
+      const c = set.candidates[index]!;
+      if (!live) {
+        // The chosen candidate, in pieces of a few words, as a live stream would have sent it.
+        const words = c.content.match(/\S+\s*|\s+/g) ?? [];
+        frame({ role: 'assistant', content: '' }, null);
+        for (let i = 0; i < words.length; i += 4) frame({ content: words.slice(i, i + 4).join('') }, null);
+      } else if (!started) frame({ role: 'assistant', content: '' }, null);
+      const usage = { prompt_tokens: set.prompt_tokens, completion_tokens: c.completion_tokens, total_tokens: set.prompt_tokens + c.completion_tokens };
+      frame({}, c.finish_reason, { usage, meta });
+      raw.end('data: [DONE]\n\n');
+      await chargeTokens(db, caller, deps.ctx.now(), spentTokens(set));
+      await recordCompletion(db, caller, prepared, c.content, userSystem);
+      return reply;
+    },
+  );
+}

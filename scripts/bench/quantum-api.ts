@@ -1,0 +1,122 @@
+/**
+ * Quantum job API benchmark (interface 1, `qcos`): the time from submit to result of a Bell
+ * job and of a 20-qubit random circuit through HTTP (POST /v2/circuits, then GET
+ * /v2/jobs/{id}/results?wait=...), against the same circuit run by the engine in-process as
+ * `lattice circuit run` does (parse + run), and as the job does it (parse + optimize at level
+ * 2 + run); the difference is the HTTP, database and queue overhead. Then the submissions per
+ * second the queue sustains with 2 workers, 16 clients submitting Bell jobs and waiting for
+ * their results. The store is the embedded PGlite in memory (or DATABASE_URL).
+ */
+import { parseQasm, run as runCircuit } from '../../engines/quantum/index.ts';
+import { optimize } from '../../engines/quantum/optimizer/index.ts';
+import { startQuantumWorkers } from '../../platform/quantum-jobs/index.ts';
+import { call, startTestService } from '../../platform/testing/harness.ts';
+import { qcosService } from '../../services/qcos/service.ts';
+
+const BELL = 'OPENQASM 2.0;\ninclude "qelib1.inc";\nqreg q[2];\ncreg c[2];\nh q[0];\ncx q[0],q[1];\nmeasure q -> c;\n';
+
+/** A layered random circuit: u3 on every qubit, then CX on alternating pairs, `depth` times. */
+function randomCircuit(n: number, depth: number, seed = 7): string {
+  let s = seed;
+  const r = () => ((s = (s * 1103515245 + 12345) % 2147483648) / 2147483648) * 2 * Math.PI;
+  const lines = ['OPENQASM 2.0;', 'include "qelib1.inc";', `qreg q[${n}];`, `creg c[${n}];`];
+  for (let d = 0; d < depth; d++) {
+    for (let i = 0; i < n; i++) lines.push(`u3(${r().toFixed(4)},${r().toFixed(4)},${r().toFixed(4)}) q[${i}];`);
+    for (let i = d % 2; i + 1 < n; i += 2) lines.push(`cx q[${i}],q[${i + 1}];`);
+  }
+  lines.push('measure q -> c;');
+  return lines.join('\n');
+}
+
+function pct(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+}
+
+async function timeIt(n: number, fn: () => unknown): Promise<{ p50: number; p99: number }> {
+  const t: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const t0 = performance.now();
+    await fn();
+    t.push(performance.now() - t0);
+  }
+  t.sort((a, b) => a - b);
+  return { p50: pct(t, 50), p99: pct(t, 99) };
+}
+
+const ms = (x: number) => `${x.toFixed(2).padStart(8)} ms`;
+
+export async function run(): Promise<void> {
+  const svc = await startTestService(qcosService);
+  const workers = await startQuantumWorkers(svc.ctx);
+  await workers.pool.warm();
+  try {
+    const { key } = await svc.newKey({ plan: 'enterprise' });
+    const headers = { 'x-api-key': key };
+    const viaHttp = async (qasm: string, shots: number) => {
+      const s = await call(`${svc.url}/v2/circuits`, { headers, body: { circuit: { qasm, format: 'qasm2' }, backend: 'statevector_simulator', shots } });
+      if (s.status !== 201) throw new Error(`submit: ${s.status} ${JSON.stringify(s.body)}`);
+      const r = await call(`${svc.url}/v2/jobs/${s.body.job_id}/results?wait=60`, { headers });
+      if (r.status !== 200) throw new Error(`results: ${r.status} ${JSON.stringify(r.body)}`);
+      return r.body;
+    };
+    const engineRun = (qasm: string, shots: number) => runCircuit(parseQasm(qasm), { shots });
+    const engineJob = (qasm: string, shots: number) => runCircuit(optimize(parseQasm(qasm), { level: 2 }).circuit, { shots });
+
+    const floor = await timeIt(300, () => svc.db.query('SELECT 1'));
+    console.log(`store round trip (SELECT 1), p50 ${floor.p50.toFixed(3)} ms, p99 ${floor.p99.toFixed(3)} ms (${svc.db.kind})`);
+
+    for (const [label, qasm, n] of [
+      ['Bell, 1000 shots', BELL, 300],
+      ['random 20 qubits, depth 20, 1000 shots', randomCircuit(20, 20), 15],
+    ] as const) {
+      for (let i = 0; i < 3; i++) {
+        engineJob(qasm, 1000);
+        await viaHttp(qasm, 1000);
+      }
+      const run1 = await timeIt(n, () => engineRun(qasm, 1000));
+      const job1 = await timeIt(n, () => engineJob(qasm, 1000));
+      const http = await timeIt(n, () => viaHttp(qasm, 1000));
+      console.log(`\n-- ${label} (${n} runs each)`);
+      console.log(`engine in-process, parse + run (lattice circuit run)      p50 ${ms(run1.p50)}  p99 ${ms(run1.p99)}`);
+      console.log(`engine in-process, parse + optimize level 2 + run        p50 ${ms(job1.p50)}  p99 ${ms(job1.p99)}`);
+      console.log(`HTTP submit -> result (2 requests, worker thread)        p50 ${ms(http.p50)}  p99 ${ms(http.p99)}`);
+      console.log(`overhead of HTTP + store + queue at p50: ${(http.p50 - job1.p50).toFixed(2)} ms over the same work in-process, ` +
+        `${(http.p50 - run1.p50).toFixed(2)} ms over lattice circuit run (${(http.p50 / run1.p50).toFixed(1)}x)`);
+    }
+
+    console.log(`\n-- queue throughput, ${workers.pool.size} workers, 16 clients`);
+    const total = 600;
+    let next = 0;
+    const t0 = performance.now();
+    await Promise.all(
+      Array.from({ length: 16 }, async () => {
+        while (next < total) {
+          next++;
+          await viaHttp(BELL, 100);
+        }
+      }),
+    );
+    const seconds = (performance.now() - t0) / 1000;
+    console.log(`${total} Bell jobs submitted and completed in ${seconds.toFixed(2)} s: ${(total / seconds).toFixed(0)} jobs per second`);
+    const submits = 600;
+    next = 0;
+    const t1 = performance.now();
+    const ids: string[] = [];
+    await Promise.all(
+      Array.from({ length: 16 }, async () => {
+        while (next < submits) {
+          next++;
+          const s = await call(`${svc.url}/v2/circuits`, { headers, body: { circuit: { qasm: BELL, format: 'qasm2' }, backend: 'statevector_simulator', shots: 100 } });
+          ids.push(s.body.job_id);
+        }
+      }),
+    );
+    const submitS = (performance.now() - t1) / 1000;
+    for (const id of ids) await call(`${svc.url}/v2/jobs/${id}?wait=60`, { headers });
+    const drainS = (performance.now() - t1) / 1000;
+    console.log(`${submits} submissions accepted in ${submitS.toFixed(2)} s (${(submits / submitS).toFixed(0)} per second); all completed after ${drainS.toFixed(2)} s (${(submits / drainS).toFixed(0)} jobs per second)`);
+  } finally {
+    await workers.release();
+    await svc.close();
+  }
+}

@@ -104,8 +104,9 @@ function toHold(r: HoldRow): Hold {
 /**
  * Places a hold, or throws BillingError `insufficient_credits` (the balance does not cover
  * it) or `limit_reached` (the limit scope does not). Nothing is written when it throws.
+ * `db` may be a caller's transaction (`Sql`): the hold then commits or rolls back with it.
  */
-export async function placeHold(db: Database, req: HoldRequest): Promise<Hold> {
+export async function placeHold(db: Database | Sql, req: HoldRequest): Promise<Hold> {
   if (!Number.isSafeInteger(req.micros) || req.micros <= 0) {
     throw new BillingError('invalid_amount', `a hold must be a positive whole number of micro-dollars; got ${req.micros}`);
   }
@@ -116,7 +117,9 @@ export async function placeHold(db: Database, req: HoldRequest): Promise<Hold> {
     return toHold(row);
   }
   const limit = req.limit;
-  return db.transaction(async (tx) => {
+  // Given a transaction's handle (no `transaction` of its own), the two statements join it.
+  const inTransaction = <T>(fn: (tx: Sql) => Promise<T>): Promise<T> => ('transaction' in db ? db.transaction(fn) : fn(db));
+  return inTransaction(async (tx) => {
     const counted = await tx.query(COUNT_AGAINST_LIMIT, [limit.scope, req.micros, limit.maxMicros]);
     if (counted.length === 0) throw new BillingError('limit_reached', `The limit of ${limit.scope} is reached`);
     const [row] = await tx.query<HoldRow>(PLACE, params);

@@ -126,7 +126,8 @@ test('usage shows the balance and the spend per key and per day', async () => {
   assert.equal(today.date, new Date().toISOString().slice(0, 10));
   // prompt 4 tokens at 1, output at 2: (4+2) + (4+4) + (4+10)
   assert.deepEqual([today.requests, today.cost_usd], [3, 0.000028]);
-  assert.deepEqual(usage.body.keys.map((k: { name: string; cost_usd: number; requests: number }) => [k.name, k.cost_usd, k.requests]), [['b', 0.000014, 1], ['a', 0.000014, 2]]);
+  // Most spent first; equal spend in name order.
+  assert.deepEqual(usage.body.keys.map((k: { name: string; cost_usd: number; requests: number }) => [k.name, k.cost_usd, k.requests]), [['a', 0.000014, 2], ['b', 0.000014, 1]]);
   assert.deepEqual(usage.body.balance, { available_usd: 2 - 0.000028, held_usd: 0 });
   assert.equal((await api('/api/usage?days=0', cookie)).status, 400);
 });

@@ -101,7 +101,8 @@ export async function registerConsolePage(app: ServiceApp, deps: GatewayDeps): P
       total += r.costUsd;
       requests += r.requests;
     }
-    const order = [...spendPerKey.entries()].sort((a, b) => b[1] - a[1]).map(([k]) => k);
+    // Most spent first; equal spend by name, so the order is the same on every load.
+    const order = [...spendPerKey.entries()].sort((a, b) => b[1] - a[1] || names.get(a[0])!.localeCompare(names.get(b[0])!) || a[0].localeCompare(b[0])).map(([k]) => k);
     const body = html`<header class="top"><h1>Lattice gateway</h1><span class="who">${session.email}</span><button type="button" class="secondary" id="signout">Sign out</button></header>
 <main>
   <section class="tiles">

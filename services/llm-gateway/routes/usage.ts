@@ -68,7 +68,7 @@ export function registerUsage(app: ServiceApp, deps: GatewayDeps): void {
       return {
         balance: { available_usd: microsToUsd(balance.availableMicros), held_usd: microsToUsd(balance.heldMicros) },
         days: [...perDay.values()].map((d) => ({ ...d, cost_usd: round(d.cost_usd) })),
-        keys: [...perKey.values()].map((k) => ({ ...k, cost_usd: round(k.cost_usd) })).sort((a, b) => b.cost_usd - a.cost_usd),
+        keys: [...perKey.values()].map((k) => ({ ...k, cost_usd: round(k.cost_usd) })).sort((a, b) => b.cost_usd - a.cost_usd || (a.name ?? a.id).localeCompare(b.name ?? b.id) || a.id.localeCompare(b.id)),
         rows: rows.map((r) => ({
           date: r.day,
           key_id: r.keyId,

@@ -155,6 +155,18 @@ describe('variant A validate', () => {
     assert.deepEqual(r.body, { detail: 'Must provide artifact_json or artifact_compact' });
   });
 
+  test('a null artifact form means not given', async () => {
+    const neither = await validate({ artifact_compact: null, artifact_json: null });
+    assert.equal(neither.status, 400);
+    assert.deepEqual(neither.body, { detail: 'Must provide artifact_json or artifact_compact' });
+    const lic = await issue({});
+    const json = await validate({ artifact_compact: null, artifact_json: lic.artifact_json });
+    assert.equal(json.status, 200);
+    assert.equal(json.body.status, 'valid');
+    const compact = await validate({ artifact_compact: lic.artifact_compact, artifact_json: null });
+    assert.equal(compact.body.status, 'valid');
+  });
+
   test('an unparseable artifact answers 400 Failed to parse artifact', async () => {
     for (const body of [{ artifact_compact: 'not-a-token' }, { artifact_json: '{"header":' }, { artifact_json: '[]' }, { artifact_compact: '!!.??.**' }]) {
       const r = await validate(body);

@@ -38,7 +38,7 @@ export function register(program: Command): void {
       .requiredOption('--service <id>', 'service id, e.g. licensing')
       .option('--account <id>', 'account id (a new account is created when omitted)')
       .option('--plan <plan>', "plan for the account on this service (default: the service's lowest)")
-      .option('--role <role>', 'member or admin', 'member')
+      .option('--role <role>', "member or admin, or one of the service's own roles (runtime: viewer, developer, admin)")
       .option('--scopes <list>', 'comma-separated scopes')
       .option('--expires-at <time>', 'ISO 8601 expiry')
       .option('--kind <kind>', 'api-key or service-token', 'api-key')
@@ -46,7 +46,7 @@ export function register(program: Command): void {
       .option('--json', 'print one JSON object'),
   ).action(
     async (
-      o: { service: string; account?: string; plan?: string; role: string; scopes?: string; expiresAt?: string; kind: string; name?: string } & Json,
+      o: { service: string; account?: string; plan?: string; role?: string; scopes?: string; expiresAt?: string; kind: string; name?: string } & Json,
     ) => {
       const [{ serviceById }, { findPlan }, { createAccount, getAccount, setPlan }, { createKey }] = await Promise.all([
         import('../../services/index.ts'),
@@ -55,7 +55,9 @@ export function register(program: Command): void {
         import('../../platform/identity/keys.ts'),
       ]);
       const service = serviceById(o.service);
-      if (o.role !== 'member' && o.role !== 'admin') throw new Error(`--role must be member or admin, got '${o.role}'`);
+      const roles = service.roles ?? ['member', 'admin'];
+      const role = o.role ?? roles[0]!;
+      if (!roles.includes(role)) throw new Error(`--role must be one of ${roles.join(', ')} for ${service.id}, got '${role}'`);
       if (o.kind !== 'api-key' && o.kind !== 'service-token') throw new Error(`--kind must be api-key or service-token, got '${o.kind}'`);
       if (o.kind === 'service-token' && !service.serviceTokenPrefix) throw new Error(`service ${service.id} has no service tokens`);
       const plan = o.plan === undefined ? null : findPlan(service, o.plan);
@@ -81,7 +83,7 @@ export function register(program: Command): void {
             service: service.id,
             prefix: kind === 'service_token' ? service.serviceTokenPrefix! : service.keyPrefix,
             kind,
-            role: o.role as 'member' | 'admin',
+            role,
             scopes,
             expiresAt,
             name: o.name ?? null,

@@ -17,7 +17,8 @@ export interface NewKey {
   prefix: string;
   kind?: KeyKind;
   name?: string | null;
-  role?: 'member' | 'admin';
+  /** `member` or `admin`, or one of the service's own roles (ServiceDefinition.roles). */
+  role?: string;
   scopes?: string[];
   expiresAt?: Date | null;
 }

@@ -63,7 +63,7 @@ export interface TestService {
   clock: TestClock;
   ctx: ServiceContext;
   /** Creates an account with a key of this service; returns the raw key. */
-  newKey(options?: { plan?: string; role?: 'admin' | 'member'; kind?: KeyKind; expiresAt?: Date; accountId?: string }): Promise<{
+  newKey(options?: { plan?: string; role?: string; kind?: KeyKind; expiresAt?: Date; accountId?: string }): Promise<{
     key: string;
     keyId: string;
     accountId: string;
@@ -99,7 +99,7 @@ export async function startTestService(def: ServiceDefinition, options: { prefix
         service: def.id,
         prefix: kind === 'service_token' ? def.serviceTokenPrefix! : def.keyPrefix,
         kind,
-        role: o.role ?? 'member',
+        role: o.role ?? def.roles?.[0] ?? 'member',
         expiresAt: o.expiresAt ?? null,
       });
       return { key: created.key, keyId: created.id, accountId };

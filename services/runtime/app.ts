@@ -1,0 +1,71 @@
+/** Builds the runtime app: routes, the job workers, the end-of-run handler and the repair at start. */
+import { createServiceApp, type ServiceApp } from '../../platform/http/app.ts';
+import { onJobFinished, startQuantumWorkers } from '../../platform/quantum-jobs/index.ts';
+import type { ServiceContext } from '../../platform/service.ts';
+import type { Database } from '../../platform/storage/database.ts';
+import { runtimeAuth } from './auth.ts';
+import { formatRuntimeError, RuntimeError } from './errors.ts';
+import { RuntimeLifecycle, SERVICE } from './lifecycle.ts';
+import { registerApprove } from './routes/approve.ts';
+import { registerArtifacts } from './routes/artifacts.ts';
+import type { RuntimeDeps } from './routes/context.ts';
+import { registerEvidenceKeys } from './routes/evidence-keys.ts';
+import { registerHealth } from './routes/health.ts';
+import { registerJobs } from './routes/jobs.ts';
+import { registerSubmit } from './routes/submit.ts';
+import { JobOut, SubmitOut } from './views.ts';
+import { RUNTIME_KEY_PREFIX } from './service.ts';
+
+// One lifecycle per store: the end-of-run handler is registered once per process and finds
+// the lifecycle of the store the finished job belongs to.
+const lifecycles = new Map<Database, RuntimeLifecycle>();
+let handlerWired = false;
+
+export async function buildRuntime(ctx: ServiceContext, options: { prefix: string }): Promise<ServiceApp> {
+  const app = await createServiceApp({
+    prefix: options.prefix,
+    bodyLimit: 1024 * 1024,
+    formatError: formatRuntimeError,
+    docs: {
+      title: 'Lattice quantum runtime (interface 6)',
+      version: '1.0.0',
+      description:
+        'Runtime jobs on simulators (free, run at once) and emulated devices (priced from the transpiled circuit, the shots and the device price; ' +
+        'they wait for approval with a token, then hold the estimate on the prepaid balance and settle the actual cost on completion). ' +
+        'Completed jobs have artifacts with a sealed execution_evidence.json (ML-DSA-65, keys at /api/v1/runtime/evidence/keys). ' +
+        'Roles: viewer (runtime:read), developer and admin (runtime:execute). Errors are `{error: {code, message, details}, request_id}`.',
+      securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: `A runtime API key (${RUNTIME_KEY_PREFIX}_...)` } },
+    },
+  });
+  for (const s of [RuntimeError, SubmitOut, JobOut]) app.addSchema(s);
+
+  const workers = await startQuantumWorkers(ctx);
+  const jobs = new RuntimeLifecycle(ctx);
+  lifecycles.set(ctx.db, jobs);
+  if (!handlerWired) {
+    handlerWired = true;
+    onJobFinished(SERVICE, async (jobCtx, job) => {
+      await lifecycles.get(jobCtx.db)?.finished(job);
+    });
+  }
+  await jobs.resume();
+  app.addHook('onClose', async () => {
+    if (lifecycles.get(ctx.db) === jobs) lifecycles.delete(ctx.db);
+    await workers.release();
+  });
+
+  const deps: RuntimeDeps = { ctx, auth: runtimeAuth(ctx), jobs };
+  await app.register(
+    async (scope) => {
+      const s = scope as unknown as ServiceApp;
+      registerHealth(s, deps);
+      registerSubmit(s, deps);
+      registerJobs(s, deps);
+      registerApprove(s, deps);
+      registerArtifacts(s, deps);
+      registerEvidenceKeys(s, deps);
+    },
+    { prefix: options.prefix },
+  );
+  return app;
+}

@@ -35,6 +35,7 @@ import type { ServiceContext } from '../../platform/service.ts';
 import { runtimeError, type RuntimeCode } from './errors.ts';
 import { executedCircuit, RuntimeEvidence } from './evidence.ts';
 import { estimate, priceOf } from './pricing.ts';
+import { statusOf } from './views.ts';
 import {
   insertRuntimeJob,
   newApprovalToken,
@@ -302,7 +303,7 @@ export class RuntimeLifecycle {
 
   async statusOf(job: RuntimeJob): Promise<string> {
     if (job.phase !== 'submitted') return job.phase;
-    return (await getJob(this.ctx, { service: SERVICE, accountId: job.accountId }, job.id))?.status ?? 'queued';
+    return statusOf(job, await getJob(this.ctx, { service: SERVICE, accountId: job.accountId }, job.id));
   }
 
   /** The job with its run and result (null until it completed). */

@@ -42,3 +42,21 @@ export async function snapshot(svc: TestService): Promise<string> {
     await q('SELECT account_id, kind, amount_micros FROM billing_ledger ORDER BY id'),
   ].join('\n');
 }
+
+/** A GHZ circuit on n qubits, measured: with n above 10 a device runs it shot by shot (slow enough to catch it running). */
+export function ghz(n: number): string {
+  const lines = ['OPENQASM 2.0;', 'include "qelib1.inc";', `qreg q[${n}];`, `creg c[${n}];`, 'h q[0];'];
+  for (let i = 1; i < n; i++) lines.push(`cx q[${i - 1}],q[${i}];`);
+  lines.push('measure q -> c;');
+  return lines.join('\n');
+}
+
+/** Polls the job until `done` says so (or about 20 s pass); returns the last read. */
+export async function until(api: ReturnType<typeof client>, jobId: string, done: (body: any) => boolean) {
+  let read = await api.get(`/api/v1/runtime/jobs/${jobId}`);
+  for (let i = 0; i < 400 && !done(read.body); i++) {
+    await new Promise((r) => setTimeout(r, 50));
+    read = await api.get(`/api/v1/runtime/jobs/${jobId}`);
+  }
+  return read;
+}

@@ -37,6 +37,33 @@ function requestIdOf(req: { headers: Record<string, string | string[] | undefine
   return typeof given === 'string' && REQUEST_ID.test(given) ? given : `req_${randomUUID().replaceAll('-', '')}`;
 }
 
+/**
+ * How much of an oversized body is read and thrown away before its error is sent: a client
+ * that writes its whole body before reading (most do) then reads the answer instead of a
+ * reset connection. Past this bound, or this time, the connection is closed after the answer.
+ */
+const DRAIN_BYTES = 16 * 1024 * 1024;
+const DRAIN_MS = 10_000;
+
+function drainBody(raw: import('node:http').IncomingMessage): Promise<void> {
+  if (raw.complete || raw.destroyed) return Promise.resolve();
+  return new Promise((resolve) => {
+    let read = 0;
+    const finish = () => {
+      clearTimeout(timer);
+      raw.off('data', onData).off('end', finish).off('error', finish).off('close', finish);
+      resolve();
+    };
+    const onData = (chunk: Buffer) => {
+      read += chunk.length;
+      if (read > DRAIN_BYTES) finish();
+    };
+    const timer = setTimeout(finish, DRAIN_MS);
+    raw.on('data', onData).on('end', finish).on('error', finish).on('close', finish);
+    raw.resume();
+  });
+}
+
 /** Maps any thrown value to the status, code and message the client may see. */
 function describe(err: unknown, validationStatus: number): ErrorInfo {
   if (err instanceof ApiError) {
@@ -87,11 +114,12 @@ export async function createServiceApp(options: ServiceAppOptions): Promise<Serv
   });
 
   const validationStatus = options.validationStatus ?? 400;
-  app.setErrorHandler((err, req: FastifyRequest, reply) => {
+  app.setErrorHandler(async (err, req: FastifyRequest, reply) => {
     const info = describe(err, validationStatus);
     if (info.status >= 500) req.log.error({ err, reqId: req.id }, 'request failed');
     if (err instanceof ApiError) reply.headers(err.headers);
-    reply.code(info.status).type('application/json').send(options.formatError(info, req.id));
+    if ((err as FastifyError).code === 'FST_ERR_CTP_BODY_TOO_LARGE') await drainBody(req.raw);
+    return reply.code(info.status).type('application/json').send(options.formatError(info, req.id));
   });
   app.setNotFoundHandler((req, reply) => {
     const info: ErrorInfo = {

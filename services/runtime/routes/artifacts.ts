@@ -44,8 +44,8 @@ export function registerArtifacts(app: ServiceApp, deps: RuntimeDeps): void {
     const files: Array<[string, string, string]> = [
       ['circuit.qasm', 'text/plain; charset=utf-8', job.qasm],
       ['executed_circuit.qasm', 'text/plain; charset=utf-8', executedCircuit(job, result)],
-      ['result.json', 'application/json', resultDocument(job, run, result)],
-      ['execution_evidence.json', 'application/json', `${JSON.stringify(bundle, null, 2)}\n`],
+      ['result.json', 'application/json; charset=utf-8', resultDocument(job, run, result)],
+      ['execution_evidence.json', 'application/json; charset=utf-8', `${JSON.stringify(bundle, null, 2)}\n`],
     ];
     return files.map(([name, contentType, content]) => ({
       name,

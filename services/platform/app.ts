@@ -1,0 +1,83 @@
+/**
+ * Builds the platform execution app (interface 5): the routes, the quantum workers and the
+ * circuit jobs' close, the compute runner, the per-IP rate limit, and repair at start and
+ * every 30 s (repair.ts) so that no hold outlives its job.
+ */
+import { createServiceApp, type ServiceApp } from '../../platform/http/app.ts';
+import { onJobFinished, startQuantumWorkers } from '../../platform/quantum-jobs/index.ts';
+import type { ServiceContext } from '../../platform/service.ts';
+import { platformAuth, pruneRateCounters, rateLimit, ratePerMinute } from './auth.ts';
+import { ComputeRunner } from './compute.ts';
+import { formatPlatformError, PlatformErrorBody } from './errors.ts';
+import { onCircuitFinished, SERVICE } from './quantum.ts';
+import { repairPlatform } from './repair.ts';
+import { registerCancel } from './routes/cancel.ts';
+import type { PlatformDeps } from './routes/context.ts';
+import { registerEvidence } from './routes/evidence.ts';
+import { registerHealth } from './routes/health.ts';
+import { registerJobs } from './routes/jobs.ts';
+import { registerSubmit } from './routes/submit.ts';
+import { PlatformJobOut } from './views.ts';
+
+let handlerWired = false;
+
+function computeSlots(): number {
+  const raw = process.env.LATTICE_PLATFORM_COMPUTE_SLOTS;
+  if (raw === undefined || raw === '') return 2;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 1) throw new Error(`LATTICE_PLATFORM_COMPUTE_SLOTS must be a whole number above 0; got '${raw}'`);
+  return n;
+}
+
+export async function buildPlatform(ctx: ServiceContext, options: { prefix: string }): Promise<ServiceApp> {
+  const perMinute = ratePerMinute();
+  const slots = computeSlots();
+  const app = await createServiceApp({
+    prefix: options.prefix,
+    bodyLimit: 1024 * 1024,
+    formatError: formatPlatformError,
+    docs: {
+      title: 'Lattice platform execution (interface 5)',
+      version: '1.0.0',
+      description:
+        'Quantum circuits, CPU and GPU jobs with free, prepaid (held, then settled) or pay-as-you-go billing, idempotent submission and ' +
+        'signed evidence. Every refusal is `{detail, code, message, request_id}` with the machine reason in `detail`; nothing is charged on one.',
+      securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } },
+    },
+  });
+  for (const s of [PlatformErrorBody, PlatformJobOut]) app.addSchema(s);
+
+  const workers = await startQuantumWorkers(ctx);
+  if (!handlerWired) {
+    handlerWired = true;
+    onJobFinished(SERVICE, (jobCtx, job) => onCircuitFinished(jobCtx, job));
+  }
+  const compute = new ComputeRunner(ctx, slots);
+  await repairPlatform(ctx, true);
+  compute.start();
+  const maintenance = setInterval(() => {
+    void repairPlatform(ctx).catch((err) => app.log.warn({ err }, 'platform repair'));
+    void pruneRateCounters(ctx).catch(() => {});
+  }, 30_000);
+  maintenance.unref();
+  app.addHook('onClose', async () => {
+    clearInterval(maintenance);
+    await compute.stop();
+    await workers.release();
+  });
+
+  const limit = rateLimit(ctx, perMinute);
+  const deps: PlatformDeps = { ctx, auth: [limit, platformAuth(ctx)], limit, compute };
+  await app.register(
+    async (scope) => {
+      const s = scope as unknown as ServiceApp;
+      registerHealth(s, deps, workers);
+      registerSubmit(s, deps);
+      registerJobs(s, deps);
+      registerCancel(s, deps);
+      registerEvidence(s, deps);
+    },
+    { prefix: options.prefix },
+  );
+  return app;
+}

@@ -1,0 +1,102 @@
+/**
+ * Test helpers for the platform service: the service on a fresh database (workers warm), a
+ * bearer client, top-ups, ledger reads, and a store that outlives one app so that a test can
+ * stop the service mid-job and start a new one on the same store.
+ */
+import { getBalance, topUp, usdToMicros } from '../../platform/billing/index.ts';
+import { createAccount, setPlan } from '../../platform/identity/accounts.ts';
+import { createKey } from '../../platform/identity/keys.ts';
+import { lazyQueue } from '../../platform/jobs/queue.ts';
+import { startQuantumWorkers } from '../../platform/quantum-jobs/index.ts';
+import { allMigrations } from '../../platform/server.ts';
+import type { ServiceContext } from '../../platform/service.ts';
+import type { Database } from '../../platform/storage/database.ts';
+import { call, openTestDatabase, startTestService, TestClock, type TestService } from '../../platform/testing/harness.ts';
+import { platformService } from './service.ts';
+
+export const BELL = 'OPENQASM 2.0;\ninclude "qelib1.inc";\nqreg q[2];\ncreg c[2];\nh q[0];\ncx q[0],q[1];\nmeasure q -> c;\n';
+export const JOBS = '/api/v1/platform/execution/jobs';
+
+/** The per-IP limit is the spec's 60 only where a test asks for it; other tests send more. */
+export async function startPlatform(o: { ratePerMinute?: number } = {}): Promise<TestService> {
+  process.env.LATTICE_PLATFORM_RATE_LIMIT_PER_MINUTE = String(o.ratePerMinute ?? 1_000_000);
+  const svc = await startTestService(platformService);
+  const workers = await startQuantumWorkers(svc.ctx);
+  await workers.pool.warm();
+  await workers.release();
+  return svc;
+}
+
+export function client(url: string, key: string) {
+  const auth = { authorization: `Bearer ${key}` };
+  return {
+    get: (path: string) => call(`${url}${path}`, { headers: auth }),
+    post: (path: string, body?: unknown, headers: Record<string, string> = {}) =>
+      call(`${url}${path}`, { method: 'POST', body: body ?? {}, headers: { ...auth, ...headers } }),
+    submit: (body: unknown, idempotencyKey?: string) =>
+      call(`${url}${JOBS}`, { method: 'POST', body, headers: { ...auth, ...(idempotencyKey ? { 'idempotency-key': idempotencyKey } : {}) } }),
+    job: (id: string, wait = 0) => call(`${url}${JOBS}/${id}${wait ? `?wait=${wait}` : ''}`, { headers: auth }),
+    cancel: (id: string) => call(`${url}${JOBS}/${id}/cancel`, { method: 'POST', headers: auth }),
+    evidence: (id: string) => call(`${url}${JOBS}/${id}/evidence`, { headers: auth }),
+  };
+}
+
+export async function fund(db: Database, accountId: string, usd: number): Promise<void> {
+  await topUp(db, { accountId, micros: usdToMicros(usd), service: 'operator', reference: 'test top-up' });
+}
+
+export async function balance(db: Database, accountId: string) {
+  return getBalance(db, accountId);
+}
+
+/** The platform's holds of an account: [{id, status, amount, charged}]. */
+export async function holdsOf(db: Database, accountId: string) {
+  return db.query<{ id: string; reference: string; status: string; amount_micros: number | string; charged_micros: number | string | null }>(
+    "SELECT id, reference, status, amount_micros, charged_micros FROM billing_holds WHERE account_id = $1 AND service = 'platform' ORDER BY created_at",
+    [accountId],
+  );
+}
+
+export async function countRows(db: Database, table: string, accountId: string): Promise<number> {
+  const [row] = await db.query<{ n: number | string }>(`SELECT count(*) AS n FROM ${table} WHERE account_id = $1`, [accountId]);
+  return Number(row!.n);
+}
+
+/** A store that outlives the apps built on it: start one, stop it mid-job, start another. */
+export async function openStore() {
+  process.env.LATTICE_PLATFORM_RATE_LIMIT_PER_MINUTE = '1000000';
+  const store = await openTestDatabase(allMigrations([platformService]));
+  const clock = new TestClock();
+  const queue = lazyQueue(store.db, { schema: store.queueSchema, maintenanceIntervalSeconds: 1, pollingIntervalSeconds: 0.5 });
+  const ctx: ServiceContext = { db: store.db, dataDir: '', now: clock.now, queue: queue.get };
+  return {
+    db: store.db,
+    ctx,
+    async newKey(plan: string) {
+      const account = await createAccount(store.db, { email: `p${Date.now()}${Math.random()}@example.test`, name: 'Test' });
+      await setPlan(store.db, account.id, 'platform', plan);
+      const key = await createKey(store.db, { accountId: account.id, service: 'platform', prefix: platformService.keyPrefix, kind: 'api_key', role: 'member', expiresAt: null });
+      return { key: key.key, accountId: account.id };
+    },
+    async startApp() {
+      const app = await platformService.build(ctx, { prefix: '' });
+      await app.listen({ port: 0, host: '127.0.0.1' });
+      const address = app.server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      return { url: `http://127.0.0.1:${port}`, app };
+    },
+    async close() {
+      await queue.stop();
+      await store.close();
+    },
+  };
+}
+
+/** Polls a job until it is closed (SETTLED, CANCELLED, FAILED). */
+export async function settled(c: ReturnType<typeof client>, id: string, seconds = 30) {
+  const deadline = Date.now() + seconds * 1000;
+  for (;;) {
+    const r = await c.job(id, 5);
+    if (['SETTLED', 'CANCELLED', 'FAILED'].includes(r.body.status) || Date.now() > deadline) return r;
+  }
+}

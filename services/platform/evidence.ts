@@ -49,7 +49,9 @@ export async function sealEvidence(
       price: job.price,
       held_usd: microsToUsd(job.heldMicros),
       charged_usd: microsToUsd(s.chargedMicros),
-      created_at: job.createdAt.toISOString(),
+      // The evidence is created when the job settles; the job's own times are beside it.
+      created_at: s.settledAt.toISOString(),
+      job_created_at: job.createdAt.toISOString(),
       started_at: s.startedAt?.toISOString() ?? null,
       finished_at: s.finishedAt.toISOString(),
       settled_at: s.settledAt.toISOString(),

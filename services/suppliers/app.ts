@@ -1,0 +1,138 @@
+/**
+ * Builds the suppliers app: the adapters chosen by configuration, the job workers, the end of
+ * emulated jobs (settlement, provenance, webhooks), a poller for remote jobs, the repair of
+ * holds left by a previous process, and every route of interfaces 2 and 4.
+ */
+import { extendHold, repairHolds } from '../../platform/billing/index.ts';
+import { createServiceApp, type ServiceApp } from '../../platform/http/app.ts';
+import { onJobFinished, startQuantumWorkers } from '../../platform/quantum-jobs/index.ts';
+import type { ServiceContext } from '../../platform/service.ts';
+import type { Database } from '../../platform/storage/database.ts';
+import { startWebhookDelivery } from '../../platform/webhooks/index.ts';
+import { buildAdapters } from './adapters/index.ts';
+import { suppliersAuth } from './auth.ts';
+import { loadSuppliersConfig, type SuppliersConfig } from './config.ts';
+import { formatSupplierError, supplierOfPath } from './errors.ts';
+import { HOLD_HOURS, ownerName, refresh, SERVICE, type Deps } from './jobs.ts';
+import { registerBatch } from './routes/batch.ts';
+import { registerCatalog } from './routes/catalog.ts';
+import { registerCredits } from './routes/credits.ts';
+import { registerEstimate } from './routes/estimate.ts';
+import { registerHealth } from './routes/health.ts';
+import { registerHistory } from './routes/history.ts';
+import { registerLegacy } from './routes/legacy.ts';
+import { registerProvenance } from './routes/provenance.ts';
+import { registerReports } from './routes/reports.ts';
+import { registerSupplierA } from './routes/supplier-a.ts';
+import { registerSupplierB } from './routes/supplier-b.ts';
+import { registerSupplierC } from './routes/supplier-c.ts';
+import { registerSuppliersStatus } from './routes/suppliers-status.ts';
+import { registerValidate } from './routes/validate.ts';
+import { registerWebhooks } from './routes/webhooks.ts';
+import { jobByQuantumId, jobById, staleRemoteJobs, touchJob } from './store.ts';
+
+/** The deps of each store's app, for the job system's end-of-job handler (registered once per process). */
+const depsByStore = new Map<Database, Deps>();
+let finishWired = false;
+
+export async function buildSuppliers(ctx: ServiceContext, options: { prefix: string }, config: SuppliersConfig = loadSuppliersConfig()): Promise<ServiceApp> {
+  const app = await createServiceApp({
+    prefix: options.prefix,
+    bodyLimit: 1024 * 1024,
+    validationStatus: 422,
+    formatError: formatSupplierError,
+    docs: {
+      title: 'Lattice multi-supplier quantum API (interfaces 2 and 4)',
+      version: '2.1.0',
+      description:
+        'Estimate, run and follow circuits on three quantum suppliers and the HPC GPU simulator, with the catalog routes of interface 4 ' +
+        '(unified backends, validation, pricing, credits, history, batches, webhooks, reports, provenance). ' +
+        'Every error is `{detail, error_code, supplier, request_id}`.',
+      securitySchemes: {
+        apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
+        bearer: { type: 'http', scheme: 'bearer' },
+      },
+    },
+  });
+
+  // Every error names the supplier whose route answered, including those raised before a
+  // route ran (validation, malformed JSON), which cannot know it themselves.
+  app.addHook('onSend', async (req, reply, payload) => {
+    if (reply.statusCode < 400 || typeof payload !== 'string' || !payload.includes('"error_code"')) return payload;
+    try {
+      const body = JSON.parse(payload) as Record<string, unknown>;
+      if (body.supplier === null) body.supplier = supplierOfPath(req.url.split('?')[0]!.slice(options.prefix.length));
+      return JSON.stringify(body);
+    } catch {
+      return payload;
+    }
+  });
+
+  const workers = await startQuantumWorkers(ctx);
+  await startWebhookDelivery(ctx);
+  const deps: Deps = { ctx, config, adapters: buildAdapters(ctx, config), owner: ownerName(), auth: suppliersAuth(ctx) };
+  depsByStore.set(ctx.db, deps);
+  if (!finishWired) {
+    finishWired = true;
+    onJobFinished(SERVICE, async (jobCtx, q) => {
+      const d = depsByStore.get(jobCtx.db);
+      const job = d && (await jobByQuantumId(jobCtx.db, q.id));
+      if (d && job) await refresh(d, job);
+    });
+  }
+
+  // Holds of a previous process: settled or released by what their job became.
+  await repairHolds(ctx.db, {
+    service: SERVICE,
+    now: ctx.now(),
+    resolve: async (hold) => {
+      const job = await jobById(ctx.db, hold.reference);
+      if (!job) return { release: true };
+      const now = await refresh(deps, job).catch(() => job);
+      if (now.status === 'completed') return { settle: now.chargedMicros ?? now.estimatedMicros };
+      if (now.status === 'failed' || now.status === 'cancelled') return { release: true };
+      await extendHold(ctx.db, hold.id, new Date(ctx.now().getTime() + HOLD_HOURS * 3_600_000));
+      return null;
+    },
+  });
+
+  // Remote jobs end at their supplier: poll the active ones so that holds settle and webhooks go out.
+  const poller = setInterval(() => {
+    void (async () => {
+      const stale = await staleRemoteJobs(ctx.db, new Date(ctx.now().getTime() - config.pollIntervalMs));
+      for (const job of stale) {
+        await touchJob(ctx.db, job.id, ctx.now());
+        await refresh(deps, job).catch(() => {});
+      }
+    })().catch(() => {});
+  }, config.pollIntervalMs);
+  poller.unref();
+  app.addHook('onClose', async () => {
+    clearInterval(poller);
+    if (depsByStore.get(ctx.db) === deps) depsByStore.delete(ctx.db);
+    await workers.release();
+  });
+
+  await app.register(
+    async (scope) => {
+      const s = scope as unknown as ServiceApp;
+      registerHealth(s, deps, workers);
+      registerSupplierA(s, deps);
+      registerSupplierB(s, deps);
+      registerSupplierC(s, deps);
+      registerLegacy(s, deps);
+      registerSuppliersStatus(s, deps);
+      registerCatalog(s, deps);
+      registerValidate(s, deps);
+      registerEstimate(s, deps);
+      registerCredits(s, deps);
+      registerHistory(s, deps);
+      registerBatch(s, deps);
+      registerWebhooks(s, deps);
+      registerReports(s, deps);
+      registerProvenance(s, deps);
+    },
+    { prefix: options.prefix },
+  );
+  return app;
+}

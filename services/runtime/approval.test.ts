@@ -67,6 +67,7 @@ describe('runtime approval and credits', () => {
     // The right token still works afterwards.
     const ok = await api.post(`/api/v1/runtime/jobs/${sub.body.job_id}/approve?approval_token=${sub.body.approval_token}`);
     assert.equal(ok.status, 200);
+    assert.equal((await api.get(`/api/v1/runtime/jobs/${sub.body.job_id}?wait=30`)).body.status, 'completed');
   });
 
   test("another job's token does not approve this one", async () => {

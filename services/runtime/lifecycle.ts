@@ -311,6 +311,12 @@ export class RuntimeLifecycle {
     const job = await this.find(accountId, id);
     if (job.phase !== 'submitted') return { job, run: null, result: null };
     const read = await getJobWithResult<TaskResult>(this.ctx, { service: SERVICE, accountId }, id);
+    if (read && TERMINAL.includes(read.job.status) && job.finishedAt === null) {
+      // The run ended but its end handler has not finished (it runs just after the status is
+      // written): do its work now, once, so that an ended job never reads with an open hold.
+      await this.finished(read.job);
+      return { job: (await selectRuntimeJob(this.ctx.db, id, accountId))!, run: read.job, result: read.result };
+    }
     return { job, run: read?.job ?? null, result: read?.result ?? null };
   }
 

@@ -56,6 +56,7 @@ describe('runtime roles and authentication', () => {
     const sub = await developer.post('/api/v1/runtime/jobs', { backend_id: PER_SHOT_DEVICE, qasm: BELL, shots: 100 });
     const ok = await admin.post(`/api/v1/runtime/jobs/${sub.body.job_id}/approve?approval_token=${sub.body.approval_token}`);
     assert.equal(ok.status, 200);
+    assert.equal((await admin.get(`/api/v1/runtime/jobs/${sub.body.job_id}?wait=30`)).body.status, 'completed');
     const own = await admin.post('/api/v1/runtime/jobs', { backend_id: PER_SHOT_DEVICE, qasm: BELL, shots: 100 });
     assert.equal(own.status, 202);
     assert.equal((await admin.del(`/api/v1/runtime/jobs/${own.body.job_id}`)).status, 200);

@@ -83,4 +83,28 @@ describe('runtime cancel', () => {
     assert.equal(res.body.error.details.status, 'completed');
     assert.equal((await getBalance(svc.db, accountId)).availableMicros, 5_000_000 - 335_000);
   });
+
+  test('approvals racing cancels: every job ends once, no hold stays open, and only completed jobs are charged', async () => {
+    const { api, accountId } = await account(50);
+    const subs = await Promise.all(Array.from({ length: 8 }, () => api.post('/api/v1/runtime/jobs', { backend_id: PER_SHOT_DEVICE, qasm: BELL, shots: 100 })));
+    await Promise.all(
+      subs.flatMap((s) => [
+        api.post(`/api/v1/runtime/jobs/${s.body.job_id}/approve?approval_token=${s.body.approval_token}`),
+        api.del(`/api/v1/runtime/jobs/${s.body.job_id}`),
+      ]),
+    );
+    let charged = 0;
+    for (const s of subs) {
+      const read = await api.get(`/api/v1/runtime/jobs/${s.body.job_id}?wait=30`);
+      assert.ok(['completed', 'cancelled'].includes(read.body.status), read.body.status);
+      if (read.body.status === 'completed') {
+        assert.equal(read.body.billing.hold_status, 'settled');
+        charged += 335_000;
+      } else assert.ok(['none', 'released'].includes(read.body.billing.hold_status), read.body.billing.hold_status);
+    }
+    const open = await svc.db.query("SELECT id FROM billing_holds WHERE account_id = $1 AND status = 'open'", [accountId]);
+    assert.equal(open.length, 0);
+    const balance = await getBalance(svc.db, accountId);
+    assert.equal(balance.availableMicros, 50_000_000 - charged);
+  });
 });

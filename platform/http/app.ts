@@ -1,7 +1,7 @@
 /**
  * Builds the Fastify application of one service: schema validation, the service's error
- * shape for every failure (validation, malformed JSON, oversized bodies, unknown routes,
- * crashes), a request id on every response, and the documentation routes.
+ * shape for every failure (validation, malformed JSON, oversized bodies, NUL bytes, unknown
+ * routes, crashes), a request id on every response, and the documentation routes.
  */
 import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyRequest } from 'fastify';
@@ -64,6 +64,31 @@ function drainBody(raw: import('node:http').IncomingMessage): Promise<void> {
   });
 }
 
+// PostgreSQL stores no NUL character in text or jsonb (22021, 22P05): such a value is the
+// client's mistake, refused before any handler runs so that nothing is half written; the
+// database's own refusal of such text is mapped to the same 400 as a second guard.
+const NUL_MESSAGE = 'Text may not contain a NUL character (\\u0000 or %00)';
+const ENCODED_NUL = /%00/;
+
+/** Whether a parsed body holds a NUL in any string or key; a loop, as bodies may nest deeper than the stack. */
+function holdsNul(body: unknown): boolean {
+  const pending: unknown[] = [body];
+  while (pending.length > 0) {
+    const value = pending.pop();
+    if (typeof value === 'string') {
+      if (value.includes('\0')) return true;
+    } else if (Array.isArray(value)) {
+      for (const item of value) pending.push(item);
+    } else if (value !== null && typeof value === 'object' && !Buffer.isBuffer(value)) {
+      for (const [key, v] of Object.entries(value)) {
+        if (key.includes('\0')) return true;
+        pending.push(v);
+      }
+    }
+  }
+  return false;
+}
+
 /** Maps any thrown value to the status, code and message the client may see. */
 function describe(err: unknown, validationStatus: number): ErrorInfo {
   if (err instanceof ApiError) {
@@ -79,6 +104,9 @@ function describe(err: unknown, validationStatus: number): ErrorInfo {
     return { status: validationStatus, code: 'validation_error', message, extra: {} };
   }
   switch (e.code) {
+    case '22021': // invalid byte sequence for UTF8 (a NUL in text)
+    case '22P05': // untranslatable character (a \u0000 in jsonb)
+      return { status: 400, code: 'validation_error', message: NUL_MESSAGE, extra: {} };
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       // The contract: oversized bodies are a 400 in the service's own shape.
       return { status: 400, code: 'body_too_large', message: 'Request body is too large', extra: {} };
@@ -111,6 +139,11 @@ export async function createServiceApp(options: ServiceAppOptions): Promise<Serv
   app.setValidatorCompiler(createValidatorCompiler());
   app.addHook('onRequest', async (req, reply) => {
     reply.header('x-request-id', req.id);
+    if (ENCODED_NUL.test(req.url)) throw new ApiError(400, 'validation_error', NUL_MESSAGE);
+  });
+  // After the route's own authentication (preValidation), before any handler reads the body.
+  app.addHook('preHandler', (req, _reply, done) => {
+    done(holdsNul(req.body) ? new ApiError(400, 'validation_error', NUL_MESSAGE) : undefined);
   });
 
   const validationStatus = options.validationStatus ?? 400;

@@ -66,8 +66,8 @@ export async function takeJobSlot(ctx: ServiceContext, id: Identity, plan: Suppl
   if (plan.jobsPerDay === null) return;
   const day = ctx.now().toISOString().slice(0, 10);
   const rows = await ctx.db.query(
-    `INSERT INTO usage_counters AS u (account_id, service, counter, period, value) SELECT $1, $2, $3, $4, $5 WHERE $5 <= $6
-     ON CONFLICT (account_id, service, counter, period) DO UPDATE SET value = u.value + EXCLUDED.value WHERE u.value + EXCLUDED.value <= $6
+    `INSERT INTO usage_counters AS u (account_id, service, counter, period, value) SELECT $1, $2, $3, $4, $5::bigint WHERE $5::bigint <= $6::bigint
+     ON CONFLICT (account_id, service, counter, period) DO UPDATE SET value = u.value + EXCLUDED.value WHERE u.value + EXCLUDED.value <= $6::bigint
      RETURNING value`,
     [id.accountId, SERVICE_ID, `jobs_day:${id.keyId}`, day, count, plan.jobsPerDay],
   );

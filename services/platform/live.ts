@@ -1,6 +1,6 @@
 /**
  * A job as it is now: a circuit job's row says QUEUED until it closes, so a read asks the
- * quantum job what it is doing (RUNNING once a worker took it) and closes the platform job
+ * quantum job what it is doing (RUNNING once its run started at the provider) and closes the platform job
  * itself when the quantum job ended but its close was lost (the process that ran it died
  * between the two): a read never shows a finished job as open.
  */
@@ -18,7 +18,8 @@ export async function liveView(ctx: ServiceContext, job: PlatformJob) {
     const now = await selectJob(ctx.db, job.accountId, job.id);
     return jobView(now ?? job);
   }
-  if (q && job.status === 'QUEUED' && q.status !== 'queued') return jobView(job, { status: 'RUNNING', startedAt: q.startedAt });
+  // At the provider once the run itself started; validating and optimizing are still ours.
+  if (q && job.status === 'QUEUED' && q.status === 'running') return jobView(job, { status: 'RUNNING', startedAt: q.startedAt });
   return jobView(job);
 }
 

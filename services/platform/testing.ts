@@ -100,3 +100,33 @@ export async function settled(c: ReturnType<typeof client>, id: string, seconds 
     if (['SETTLED', 'CANCELLED', 'FAILED'].includes(r.body.status) || Date.now() > deadline) return r;
   }
 }
+
+/** A 24-qubit layered random circuit: several seconds of statevector simulation, for tests that need a running job. */
+export function slowCircuit(n = 24, depth = 20): string {
+  let s = 7;
+  const r = () => ((s = (s * 1103515245 + 12345) % 2147483648) / 2147483648) * 2 * Math.PI;
+  const lines = ['OPENQASM 2.0;', 'include "qelib1.inc";', `qreg q[${n}];`, `creg c[${n}];`];
+  for (let d = 0; d < depth; d++) {
+    for (let i = 0; i < n; i++) lines.push(`u3(${r().toFixed(4)},${r().toFixed(4)},${r().toFixed(4)}) q[${i}];`);
+    for (let i = d % 2; i + 1 < n; i += 2) lines.push(`cx q[${i}],q[${i + 1}];`);
+  }
+  lines.push('measure q -> c;');
+  return lines.join('\n');
+}
+
+/** Polls until the job reads `status` (or fails the test after `seconds`). */
+export async function until(c: ReturnType<typeof client>, id: string, status: string, seconds = 30) {
+  const deadline = Date.now() + seconds * 1000;
+  for (;;) {
+    const r = await c.job(id);
+    if (r.body.status === status) return r;
+    if (Date.now() > deadline) throw new Error(`job ${id} is ${r.body.status}, not ${status}, after ${seconds} s`);
+    await new Promise((res) => setTimeout(res, 50));
+  }
+}
+
+/** Ledger rows of one hold, by kind. */
+export async function ledgerOf(db: Database, holdId: string): Promise<Record<string, number>> {
+  const rows = await db.query<{ kind: string; n: number }>('SELECT kind, count(*)::int AS n FROM billing_ledger WHERE hold_id = $1 GROUP BY kind', [holdId]);
+  return Object.fromEntries(rows.map((r) => [r.kind, r.n]));
+}

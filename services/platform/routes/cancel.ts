@@ -61,7 +61,7 @@ export function registerCancel(app: ServiceApp, deps: PlatformDeps): void {
         const closed = await cancelNotStarted(ctx, job);
         return jobView(closed ?? (await selectJob(ctx.db, accountId, id))!);
       }
-      if (q.status === 'queued') {
+      if (q.status === 'queued' || q.status === 'validating' || q.status === 'optimizing') {
         // Not at the provider yet: the cancel is immediate and its close (the finished handler) releases the hold.
         await cancelJob(ctx, { service: SERVICE, accountId }, id);
         return liveView(ctx, (await selectJob(ctx.db, accountId, id))!);

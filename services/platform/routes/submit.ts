@@ -26,6 +26,19 @@ const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 // A hold outlives its job's wall-clock limit by a day: repair extends the holds of live jobs.
 const HOLD_GRACE_MS = 24 * 3_600_000;
 
+const KNOWN_FIELDS = new Set(Object.keys(WorkloadIn.properties));
+
+/**
+ * The validator drops unknown properties silently; a workload with a misspelt field (`shot`)
+ * would then run with a default, so unknown fields are refused before it runs.
+ */
+async function refuseUnknownFields(req: { body: unknown }): Promise<void> {
+  const body = req.body;
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return;
+  const unknown = Object.keys(body).filter((k) => !KNOWN_FIELDS.has(k));
+  if (unknown.length) throw platformError('invalid_request', `Unknown workload field${unknown.length > 1 ? 's' : ''}: ${unknown.join(', ')}`, { fields: unknown });
+}
+
 function replay(existing: PlatformJob, requestHash: string) {
   if (existing.requestHash !== requestHash) {
     throw platformError('idempotency_key_reused', 'This Idempotency-Key was used with another request body', { job_id: existing.id });
@@ -38,7 +51,7 @@ export function registerSubmit(app: ServiceApp, deps: PlatformDeps): void {
   app.post(
     '/api/v1/platform/execution/jobs',
     {
-      preValidation: deps.auth,
+      preValidation: [...deps.auth, refuseUnknownFields],
       schema: {
         tags: [TAG],
         summary: 'Submit a workload',

@@ -14,10 +14,8 @@ const SHOTS = process.env.LATTICE_SCREENSHOTS ?? join(tmpdir(), 'lattice-chat-sc
 const REPLY = 'Lift comes from the pressure difference between the upper and lower surfaces of the wing, as the air is turned downwards.';
 
 // Page-side expressions are strings: the project's TypeScript has no DOM types.
-const STREAMING_TEXT_SHOWN = `(() => {
-  const m = document.querySelector('.message.assistant[data-status="streaming"] .content');
-  return !!m && m.textContent.length > 0;
-})()`;
+// A locator, not waitForFunction: polling a function needs eval, which the page's CSP forbids.
+const streamingTextShown = (page: Page) => page.locator('.message.assistant[data-status="streaming"] .content').filter({ hasText: /\S/ }).waitFor();
 
 let upstream: Upstream;
 let chat: ChatTest;
@@ -68,7 +66,7 @@ test('sign in, send a message, watch the reply stream in, stop one, and reach th
   await page.getByLabel('Message').fill('How does a wing make lift?');
   await page.getByRole('button', { name: 'Send' }).click();
   const reply = page.locator('.message.assistant').last();
-  await page.waitForFunction(STREAMING_TEXT_SHOWN);
+  await streamingTextShown(page);
   const partial = (await reply.locator('.content').textContent()) ?? '';
   assert.ok(partial.length > 0 && partial.length < REPLY.length, `partial text seen: "${partial}"`);
   assert.ok(await page.getByRole('button', { name: 'Stop' }).isVisible());
@@ -83,7 +81,7 @@ test('sign in, send a message, watch the reply stream in, stop one, and reach th
   // Stop: the reply stops where it was and says so.
   await page.getByLabel('Message').fill('Tell me more');
   await page.getByRole('button', { name: 'Send' }).click();
-  await page.waitForFunction(STREAMING_TEXT_SHOWN);
+  await streamingTextShown(page);
   await page.getByRole('button', { name: 'Stop' }).click();
   await page.locator('.message.assistant[data-status="stopped"]').waitFor();
   await page.getByRole('button', { name: 'Send' }).waitFor();

@@ -220,8 +220,9 @@ export async function insertJob<I>(db: Database, job: NewJob<I>, now: Date): Pro
               COALESCE(sum(CASE WHEN minutes_kind = $13 THEN charged_minutes + CASE WHEN status IN ${ACTIVE_SQL} THEN hold_minutes ELSE 0 END END), 0) AS minutes,
               COALESCE(sum(credits) FILTER (WHERE created_at >= $14), 0) AS credits
          FROM quantum_jobs WHERE service = $2 AND account_id = $3 AND (status IN ${ACTIVE_SQL} OR created_at >= $14)`
-    : `SELECT count(*) AS active, 0::numeric AS minutes, 0::bigint AS credits
-         FROM quantum_jobs WHERE service = $2 AND account_id = $3 AND status IN ${ACTIVE_SQL}`;
+    : // $13 and $14 are typed here too: a parameter no statement uses has no type, which PostgreSQL refuses.
+      `SELECT count(*) AS active, 0::numeric AS minutes, 0::bigint AS credits
+         FROM quantum_jobs WHERE service = $2 AND account_id = $3 AND status IN ${ACTIVE_SQL} AND $13::text IS NOT NULL AND $14::timestamptz IS NOT NULL`;
   const sql = `WITH u AS (${usage}),
      ins AS (
        INSERT INTO quantum_jobs (id, service, account_id, key_id, kind, backend, status, input, batch_id, minutes_kind,

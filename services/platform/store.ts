@@ -103,18 +103,18 @@ export function fromRow(r: Row): PlatformJob {
 
 /**
  * Inserts a new job unless the account already used its Idempotency-Key: then nothing is
- * written and null comes back (the caller replays or refuses). Run it inside the transaction
- * that also places the hold, so a job row never exists without its hold.
+ * written and false comes back (the caller rolls its hold back and replays or refuses). Run it
+ * inside the transaction that places the hold, so a job row never exists without its hold.
  */
 export async function insertJob(tx: Sql, j: PlatformJob): Promise<boolean> {
   const rows = await tx.query(
     `INSERT INTO platform_jobs (id, account_id, key_id, idempotency_key, request_hash, type, status, billing_mode, plan, workload,
-       backend, price, held_micros, first_response, created_at, updated_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $15)
+       backend, price, held_micros, first_response, created_at, updated_at, hold_id)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $15, $16)
      ON CONFLICT (account_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
      RETURNING id`,
     [j.id, j.accountId, j.keyId, j.idempotencyKey, j.requestHash, j.type, j.status, j.billingMode, j.plan, JSON.stringify(j.workload),
-      j.backend, JSON.stringify(j.price), j.heldMicros, j.firstResponse, j.createdAt],
+      j.backend, JSON.stringify(j.price), j.heldMicros, j.firstResponse, j.createdAt, j.holdId],
   );
   return rows.length > 0;
 }

@@ -16,8 +16,8 @@ class DisabledAdapter implements SupplierAdapter {
   private refuse(): never {
     throw supplierError('SUPPLIER_NOT_CONFIGURED', `${this.supplier} has no credentials configured and emulation is switched off`, { supplier: this.supplier });
   }
-  async targets(): Promise<SupplierTarget[]> {
-    return [];
+  targets(): Promise<SupplierTarget[]> {
+    this.refuse();
   }
   submit(): Promise<never> {
     this.refuse();

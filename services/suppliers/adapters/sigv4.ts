@@ -35,8 +35,9 @@ export function signRequest(
   const names = Object.keys(headers).sort();
   const canonicalHeaders = names.map((n) => `${n}:${headers[n]!.trim().replace(/\s+/g, ' ')}\n`).join('');
   const signedHeaders = names.join(';');
-  // The path is already percent-encoded once by URL; S3 signs it as is, other services encode it again.
-  const path = o.service === 's3' ? u.pathname : u.pathname.split('/').map((seg) => encode(decodeURIComponent(seg))).join('/');
+  // The path arrives percent-encoded once (by URL); S3 signs it as is, every other service
+  // encodes each segment a second time (an ARN's `%3A` is signed as `%253A`).
+  const path = o.service === 's3' ? u.pathname : u.pathname.split('/').map((seg) => encode(seg)).join('/');
   const query = [...u.searchParams.entries()].map(([k, v]) => [encode(k), encode(v)]).sort(([a, x], [b, y]) => (a === b ? (x! < y! ? -1 : 1) : a! < b! ? -1 : 1)).map(([k, v]) => `${k}=${v}`).join('&');
   const canonical = [req.method.toUpperCase(), path || '/', query, canonicalHeaders, signedHeaders, payloadHash].join('\n');
   const scope = `${day}/${o.region}/${o.service}/aws4_request`;

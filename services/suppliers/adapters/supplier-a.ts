@@ -45,14 +45,18 @@ function halfTurns(rad: number): number {
  */
 export function toAqtOps(c: Circuit): Op[] {
   const ops: Op[] = [];
-  let measured = false;
+  // The device measures every qubit once, at the end: a gate may follow the measurement of
+  // another qubit, never one of its own.
+  const measured = new Set<number>();
   for (const op of c.ops) {
     if (op.kind === 'barrier') continue;
     if (op.kind === 'measure') {
-      measured = true;
+      measured.add(op.qubit);
       continue;
     }
-    if (measured) throw supplierError('CIRCUIT_INVALID', 'Supplier A runs measurements only at the end of a circuit', { supplier: SUPPLIER });
+    if (op.kind !== 'reset' && op.qubits.some((q) => measured.has(q))) {
+      throw supplierError('CIRCUIT_INVALID', 'Supplier A runs measurements only at the end of a circuit', { supplier: SUPPLIER });
+    }
     if (op.kind !== 'gate') throw supplierError('CIRCUIT_INVALID', `Supplier A cannot run '${op.kind}' operations`, { supplier: SUPPLIER });
     const [a, b] = op.qubits as [number, number];
     if (op.name === 'rz') ops.push({ operation: 'RZ', phi: halfTurns(op.params[0]!), qubit: a });
@@ -70,7 +74,7 @@ export function toAqtOps(c: Circuit): Op[] {
     } else if (op.name === 'id') continue;
     else throw supplierError('CIRCUIT_INVALID', `Gate '${op.name}' is not native to supplier A after translation`, { supplier: SUPPLIER });
   }
-  if (!measured) throw supplierError('CIRCUIT_INVALID', 'Supplier A needs at least one measurement', { supplier: SUPPLIER });
+  if (measured.size === 0) throw supplierError('CIRCUIT_INVALID', 'Supplier A needs at least one measurement', { supplier: SUPPLIER });
   ops.push({ operation: 'MEASURE' });
   return ops;
 }

@@ -37,8 +37,8 @@ import {
 import { statusWord } from './views.ts';
 
 export const SERVICE = 'suppliers';
-/** Longest a device job may wait and run before its hold is looked at again by the repair. */
-export const HOLD_HOURS = 24;
+/** How long a hold lasts before the repair looks at it again (a device queue may be long); extended while the job is active. */
+export const HOLD_HOURS = 7 * 24;
 
 export interface Deps {
   ctx: ServiceContext;

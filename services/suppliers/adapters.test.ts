@@ -11,6 +11,8 @@ import { getBalance } from '../../platform/billing/index.ts';
 import type { ServiceApp } from '../../platform/http/app.ts';
 import { call, startTestService, type TestService } from '../../platform/testing/harness.ts';
 import { SupplierAAdapter } from './adapters/supplier-a.ts';
+import { SupplierBAdapter } from './adapters/supplier-b.ts';
+import type { SupplierJob } from './store.ts';
 import { signRequest } from './adapters/sigv4.ts';
 import { buildSuppliers } from './app.ts';
 import { loadSuppliersConfig } from './config.ts';
@@ -88,6 +90,7 @@ describe('with credentials, each adapter speaks its supplier\'s API', () => {
     const ideal = run(parseQasm(ROTATIONS), { shots: 20_000, seed: 99 }).counts;
     assert.ok(tvd(done.body.result.counts, ideal) < 0.06, `distance ${tvd(done.body.result.counts, ideal)}`);
     assert.deepEqual(mock.problems, []);
+    assert.equal(mock.seen.filter((x) => x === 'GET /aqt/api/v1/workspaces').length, 1, 'the target list is reused between requests');
   });
 
   test('supplier B: backends from the configuration; the sampler gets an ISA circuit; counts from hex samples', async () => {
@@ -161,9 +164,11 @@ describe('with credentials, each adapter speaks its supplier\'s API', () => {
     assert.equal((await getBalance(svc.db, accountId)).availableMicros, before);
   });
 
-  test('credentials a supplier refuses answer SUPPLIER_NOT_CONFIGURED; an unreachable one PROVIDER_UNAVAILABLE', async () => {
+  test('credentials a supplier refuses answer SUPPLIER_NOT_CONFIGURED, an unreachable one PROVIDER_UNAVAILABLE, a refusal BACKEND_ERROR', async () => {
     await assert.rejects(new SupplierAAdapter({ token: 'wrong', url: `${mock.url}/aqt/api/v1` }).targets(), (e: any) => e.code === 'SUPPLIER_NOT_CONFIGURED' && e.status === 503);
     await assert.rejects(new SupplierAAdapter({ token: 'x', url: 'http://127.0.0.1:9/api/v1' }).targets(), (e: any) => e.code === 'PROVIDER_UNAVAILABLE');
+    const b = new SupplierBAdapter({ token: TOKENS.b, url: `${mock.url}/runtime/api/v1`, instance: 'crn:mock:instance' });
+    await assert.rejects(b.observe({ remoteId: 'no-such-job' } as SupplierJob), (e: any) => e.code === 'BACKEND_ERROR' && /job not found/.test(e.message));
   });
 });
 

@@ -30,6 +30,48 @@ class DisabledAdapter implements SupplierAdapter {
   }
 }
 
+/**
+ * A remote supplier's target list, kept for a short while: every estimate and execution
+ * looks its target up, and a listing costs the supplier several requests.
+ */
+class CachedTargets implements SupplierAdapter {
+  private cached: { at: number; list: Promise<SupplierTarget[]> } | null = null;
+  constructor(
+    private readonly inner: SupplierAdapter,
+    private readonly ttlMs: number,
+  ) {}
+  get supplier() {
+    return this.inner.supplier;
+  }
+  get mode() {
+    return this.inner.mode;
+  }
+  targets(): Promise<SupplierTarget[]> {
+    const now = Date.now();
+    if (!this.cached || now - this.cached.at > this.ttlMs) {
+      const list = this.inner.targets();
+      this.cached = { at: now, list };
+      // A failed listing is not kept: the next call asks again.
+      list.catch(() => {
+        if (this.cached?.list === list) this.cached = null;
+      });
+    }
+    return this.cached.list;
+  }
+  submit(...a: Parameters<SupplierAdapter['submit']>) {
+    return this.inner.submit(...a);
+  }
+  observe(job: SupplierJob) {
+    return this.inner.observe(job);
+  }
+  cancel(job: SupplierJob) {
+    return this.inner.cancel(job);
+  }
+}
+
+/** How long a remote supplier's target list is reused. */
+export const TARGETS_TTL_MS = 30_000;
+
 export type Adapters = Record<SupplierId, SupplierAdapter>;
 
 export function buildAdapters(ctx: ServiceContext, config: SuppliersConfig): Adapters {
@@ -37,9 +79,9 @@ export function buildAdapters(ctx: ServiceContext, config: SuppliersConfig): Ada
   return {
     // The HPC GPU supplier is our own simulator: always available.
     hpc_gpu: new EmulatedAdapter('hpc_gpu', ctx),
-    supplier_a_quantum: config.a ? new SupplierAAdapter(config.a) : fallback('supplier_a_quantum'),
-    supplier_b_quantum: config.b ? new SupplierBAdapter(config.b) : fallback('supplier_b_quantum'),
-    supplier_c: config.c ? new SupplierCAdapter(config.c, ctx.now) : fallback('supplier_c'),
+    supplier_a_quantum: config.a ? new CachedTargets(new SupplierAAdapter(config.a), TARGETS_TTL_MS) : fallback('supplier_a_quantum'),
+    supplier_b_quantum: config.b ? new CachedTargets(new SupplierBAdapter(config.b), TARGETS_TTL_MS) : fallback('supplier_b_quantum'),
+    supplier_c: config.c ? new CachedTargets(new SupplierCAdapter(config.c, ctx.now), TARGETS_TTL_MS) : fallback('supplier_c'),
   };
 }
 

@@ -6,6 +6,7 @@ import type { Database } from '../../platform/storage/database.ts';
 import { runtimeAuth } from './auth.ts';
 import { formatRuntimeError, RuntimeError } from './errors.ts';
 import { RuntimeLifecycle, SERVICE } from './lifecycle.ts';
+import { resumeRuntime } from './recovery.ts';
 import { registerApprove } from './routes/approve.ts';
 import { registerArtifacts } from './routes/artifacts.ts';
 import type { RuntimeDeps } from './routes/context.ts';
@@ -48,7 +49,7 @@ export async function buildRuntime(ctx: ServiceContext, options: { prefix: strin
       await lifecycles.get(jobCtx.db)?.finished(job);
     });
   }
-  await jobs.resume();
+  await resumeRuntime(ctx, jobs);
   app.addHook('onClose', async () => {
     if (lifecycles.get(ctx.db) === jobs) lifecycles.delete(ctx.db);
     await workers.release();

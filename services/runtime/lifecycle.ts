@@ -4,18 +4,17 @@
  *   submit  -> (circuit checked and transpiled, cost estimated)
  *              simulator: submitted at once (free) | device: awaiting_approval with a token
  *   approve -> token checked, the estimate held on the account's balance (platform/billing),
- *              then submitted to the job system (same id)
+ *              then submitted to the job system (same id) (approval.ts)
  *   end     -> completed: the hold settled to the cost of what ran, evidence sealed;
  *              failed or cancelled: the hold released
  *
  * Every phase change is a conditional UPDATE (records.ts) and every hold is closed by one
  * guarded statement, so races (approve vs cancel, two approvals, a cancel vs the run's end)
- * leave one outcome and never a lost or doubled hold. At start, `resume` finishes what a
- * stopped process left: async jobs still validating, submitted jobs missing from the job
- * system, and holds of jobs that ended meanwhile.
+ * leave one outcome and never a lost or doubled hold. What a stopped process left is finished
+ * at start (recovery.ts).
  */
 import { getBackend, type Backend } from '../../engines/quantum/index.ts';
-import { BillingError, getHold, placeHold, releaseHold, repairHolds, settleHold } from '../../platform/billing/index.ts';
+import { getHold, releaseHold, settleHold } from '../../platform/billing/index.ts';
 import { newId } from '../../platform/identity/ids.ts';
 import type { Identity } from '../../platform/identity/keys.ts';
 import {
@@ -40,9 +39,7 @@ import {
   insertRuntimeJob,
   newApprovalToken,
   recordFinish,
-  selectByPhase,
   selectRuntimeJob,
-  tokenMatches,
   transition,
   type RuntimeJob,
 } from './records.ts';
@@ -51,9 +48,6 @@ export const SERVICE = 'runtime';
 
 /** The optimizer level every runtime job is transpiled with (the job system's default). */
 const OPTIMIZATION_LEVEL = 2;
-
-/** How long a hold stays good before repair may count its work as dead (a device queue can be long). */
-const HOLD_HOURS = 24;
 
 export interface SubmitInput {
   backend_id: string;
@@ -99,7 +93,6 @@ export function checkBackend(input: SubmitInput): Backend {
 
 export class RuntimeLifecycle {
   readonly evidence: RuntimeEvidence;
-  private readonly owner = `runtime@${process.pid}`;
 
   constructor(private readonly ctx: ServiceContext) {
     this.evidence = new RuntimeEvidence(ctx.db);
@@ -195,7 +188,7 @@ export class RuntimeLifecycle {
   }
 
   /** Puts a submitted job on the job system (same id); a refusal there fails it and releases its hold. */
-  private async run(job: RuntimeJob): Promise<void> {
+  async run(job: RuntimeJob): Promise<void> {
     try {
       await submitJob(this.ctx, {
         id: job.id,
@@ -214,59 +207,6 @@ export class RuntimeLifecycle {
       });
       throw err;
     }
-  }
-
-  /**
-   * POST /jobs/{id}/approve. The token is checked before anything else (a wrong one changes
-   * nothing); then the estimate is held on the balance (402 when it does not cover it: the job
-   * keeps waiting and may be approved again after a top-up), and the job is submitted.
-   */
-  async approve(who: Identity, id: string, token: string): Promise<RuntimeJob> {
-    const job = await this.find(who.accountId, id);
-    if (!job.approvalRequired) {
-      throw runtimeError('CONFLICT', `Job ${id} runs on a simulator and needs no approval`, { status: await this.statusOf(job) });
-    }
-    if (!tokenMatches(token, job.approvalTokenHash)) {
-      throw runtimeError('INVALID_APPROVAL_TOKEN', 'The approval token does not match this job; the job keeps waiting for approval');
-    }
-    if (job.phase !== 'awaiting_approval') throw await this.notWaiting(job);
-    let hold;
-    try {
-      hold = await placeHold(this.ctx.db, {
-        accountId: job.accountId,
-        service: SERVICE,
-        reference: job.id,
-        micros: job.estimatedMicros!,
-        owner: this.owner,
-        expiresAt: new Date(this.ctx.now().getTime() + HOLD_HOURS * 3_600_000),
-      });
-    } catch (err) {
-      if (err instanceof BillingError && err.code === 'insufficient_credits') {
-        throw runtimeError('INSUFFICIENT_CREDITS', `Approving job ${id} holds $${job.estimatedMicros! / 1e6}, more than the account's available credits; it keeps waiting for approval`, {
-          credits_required: job.estimatedMicros! / 1e6,
-        });
-      }
-      throw err;
-    }
-    const now = this.ctx.now();
-    const approved = await transition(this.ctx.db, job.id, ['awaiting_approval'], 'submitted', now, {
-      hold_id: hold.id,
-      approved_at: now,
-      approved_by: who.keyId,
-    });
-    if (!approved) {
-      // Another approval or a cancel came first: this hold pays for nothing.
-      await releaseHold(this.ctx.db, hold.id);
-      throw await this.notWaiting((await selectRuntimeJob(this.ctx.db, id, who.accountId))!);
-    }
-    await this.run(approved);
-    return approved;
-  }
-
-  private async notWaiting(job: RuntimeJob): Promise<Error> {
-    const status = await this.statusOf(job);
-    const why = job.phase === 'validating' ? 'is still being validated; approve it once it is awaiting_approval' : job.phase === 'submitted' ? 'is already approved' : `is ${status}`;
-    return runtimeError('CONFLICT', `Job ${job.id} ${why}`, { status });
   }
 
   /**
@@ -345,33 +285,4 @@ export class RuntimeLifecycle {
     }
   }
 
-  /** What a stopped process left: see the module comment. */
-  async resume(): Promise<void> {
-    for (const job of await selectByPhase(this.ctx.db, ['validating'])) await this.validate(job);
-    for (const job of await selectByPhase(this.ctx.db, ['submitted'])) {
-      const run = await getJob(this.ctx, { service: SERVICE }, job.id);
-      if (run) {
-        if (TERMINAL.includes(run.status) && job.finishedAt === null) await this.finished(run);
-        continue;
-      }
-      const hold = job.holdId ? await getHold(this.ctx.db, job.holdId) : null;
-      if (job.holdId && hold?.status !== 'open') {
-        await transition(this.ctx.db, job.id, ['submitted'], 'failed', this.ctx.now(), {
-          error: { code: 'INTERNAL_ERROR', message: 'The job was approved but its credit hold was closed before it ran' },
-          finished_at: this.ctx.now(),
-        });
-      } else await this.run(job).catch(() => {});
-    }
-    // Holds whose job is gone or never ran: release; those of live jobs stay.
-    await repairHolds(this.ctx.db, {
-      service: SERVICE,
-      now: this.ctx.now(),
-      resolve: async (hold) => {
-        const job = await selectRuntimeJob(this.ctx.db, hold.reference);
-        if (!job || job.holdId !== hold.id || job.phase !== 'submitted') return { release: true };
-        const run = await getJob(this.ctx, { service: SERVICE }, job.id);
-        return run && run.status !== 'completed' && TERMINAL.includes(run.status) ? { release: true } : null;
-      },
-    });
-  }
 }

@@ -6,6 +6,7 @@
  */
 import { Type } from 'typebox';
 import type { ServiceApp } from '../../../platform/http/app.ts';
+import { approveJob } from '../approval.ts';
 import { who } from '../auth.ts';
 import { RuntimeError } from '../errors.ts';
 import { JobOut, jobView } from '../views.ts';
@@ -31,7 +32,7 @@ export function registerApprove(app: ServiceApp, deps: RuntimeDeps): void {
     },
     async (req) => {
       const caller = who(req);
-      const job = await deps.jobs.approve(caller, req.params.job_id, req.query.approval_token);
+      const job = await approveJob(deps.ctx, deps.jobs, caller, req.params.job_id, req.query.approval_token);
       const read = await deps.jobs.read(caller.accountId, job.id);
       return jobView(deps.ctx.db, read.job, read.run, read.result);
     },

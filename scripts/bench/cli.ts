@@ -1,0 +1,205 @@
+/**
+ * Start-up benchmark of the `lattice` program as a user runs it (the compiled dist/, built
+ * first when stale): whole-process wall time of `lattice --help`, of `lattice circuit run` of
+ * a Bell circuit, and of `lattice serve` from spawn to its first answered request, each
+ * beside bare `node -e 0` measured in the same run (the floor of any Node program).
+ * Median of LATTICE_BENCH_RUNS runs (default 9). Aim: each under 0.3 s.
+ *
+ * "Minus the database opening": `serve` runs on a prepared data dir (every migration already
+ * applied, as on any start after the first). The opening is measured apart, in its own
+ * process, doing what `serve` does to open that store: load PGlite, open the data dir, the
+ * migration check's statements, start the unix-socket server, and wait one timer turn (PGlite
+ * holds the main thread a while after opening). Its median is subtracted from serve's.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { get } from 'node:http';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { allMigrations } from '../../platform/server.ts';
+import { openStore } from '../../platform/storage/store.ts';
+import { services } from '../../services/index.ts';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const BIN = join(ROOT, 'bin/lattice.mjs');
+const RUNS = Math.max(1, Number(process.env.LATTICE_BENCH_RUNS ?? 9));
+const AIM_MS = 300;
+const BELL = 'OPENQASM 2.0;\ninclude "qelib1.inc";\nqreg q[2];\ncreg c[2];\nh q[0];\ncx q[0],q[1];\nmeasure q -> c;\n';
+
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
+};
+
+/** The environment of every measured process: no source mode, no stray database or ports. */
+function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, ...extra };
+  for (const name of Object.keys(env)) {
+    if (name === 'LATTICE_FROM_SOURCES' || name === 'DATABASE_URL' || (name.startsWith('LATTICE_') && name.endsWith('_PORT') && !(name in extra))) delete env[name];
+  }
+  return env;
+}
+
+/** Wall time of one process from spawn to exit; fails on a non-zero exit or a source-mode notice. */
+function timeProcess(args: string[], cwd: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const t0 = performance.now();
+    const child = spawn(process.execPath, args, { cwd, env: cleanEnv(), stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    child.on('error', reject);
+    child.on('exit', (code) => {
+      const ms = performance.now() - t0;
+      if (code !== 0) reject(new Error(`${args.join(' ')} exited ${code}: ${stderr.trim()}`));
+      else if (/running from the TypeScript sources/.test(stderr)) reject(new Error(`dist/ is stale: ${stderr.trim()}`));
+      else resolve(ms);
+    });
+  });
+}
+
+/** Whether `url` gives any HTTP answer now. */
+function answers(url: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    const req = get(url, { agent: false }, (res) => {
+      res.resume();
+      res.on('end', () => resolve(true));
+    });
+    req.on('error', () => resolve(false));
+  });
+}
+
+/** A port nothing listens on now. */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const address = s.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+/**
+ * Spawns `lattice serve` and returns the time until every started service has answered one
+ * request (`GET /`, whatever its status), polled every 2 ms; then stops it with SIGTERM and
+ * waits for its exit (not counted), so that the data dir is free for the next run.
+ */
+async function timeServe(ids: readonly string[], dataDir: string, cwd: string): Promise<number> {
+  const ports: Record<string, string> = {};
+  const urls: string[] = [];
+  for (const id of ids) {
+    const port = await freePort();
+    ports[`LATTICE_${id.toUpperCase().replaceAll('-', '_')}_PORT`] = String(port);
+    urls.push(`http://127.0.0.1:${port}/`);
+  }
+  const t0 = performance.now();
+  const child = spawn(process.execPath, [BIN, 'serve', '--only', ids.join(','), '--data-dir', dataDir], { cwd, env: cleanEnv(ports), stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  let gone = false;
+  void exited.then(() => (gone = true));
+  try {
+    for (const url of urls) {
+      while (!(await answers(url))) {
+        if (gone) throw new Error(`lattice serve exited before answering: ${stderr.trim()}`);
+        if (/running from the TypeScript sources/.test(stderr)) throw new Error(`dist/ is stale: ${stderr.trim()}`);
+        if (performance.now() - t0 > 120_000) throw new Error(`lattice serve did not answer ${url} within 120 s`);
+        await new Promise((r) => setTimeout(r, 2));
+      }
+    }
+    return performance.now() - t0;
+  } finally {
+    if (!gone) child.kill('SIGTERM');
+    await exited;
+  }
+}
+
+// What `serve` does to open a prepared embedded store (platform/storage/store.ts, migrate.ts).
+const PROBE = `
+const dir = process.argv[1];
+const t0 = performance.now();
+const { PGlite } = await import('@electric-sql/pglite');
+const db = await PGlite.create(dir + '/pgdata');
+await db.exec('CREATE TABLE IF NOT EXISTS lattice_migrations (id text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())');
+await db.query('SELECT pg_advisory_lock(7310425)');
+await db.query('SELECT id FROM lattice_migrations');
+await db.query('SELECT pg_advisory_unlock(7310425)');
+const { PGLiteSocketServer } = await import('@electric-sql/pglite-socket');
+const server = new PGLiteSocketServer({ db, path: dir + '/.s.PGSQL.5432', maxConnections: 16 });
+await server.start();
+await new Promise((r) => setTimeout(r, 0));
+process.stdout.write(String(performance.now() - t0));
+await server.stop();
+await db.close();
+`;
+
+/** Milliseconds the probe spends opening the store, as it reports them. */
+function timeProbe(dataDir: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--input-type=module', '-e', PROBE, dataDir], { cwd: ROOT, env: cleanEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (err += c.toString()));
+    child.on('error', reject);
+    child.on('exit', (code) => (code === 0 && Number(out) > 0 ? resolve(Number(out)) : reject(new Error(`store probe failed (${code}): ${err.trim()}`))));
+  });
+}
+
+const { buildIfStale } = (await import('../build.mjs')) as { buildIfStale(o?: { quiet?: boolean }): Promise<boolean> };
+
+/** Median of RUNS runs, each on a current dist/ (rebuilt, untimed, if a source changed meanwhile). */
+async function medianOf(fn: () => Promise<number>): Promise<number> {
+  const times: number[] = [];
+  for (let i = 0; i < RUNS; i++) {
+    await buildIfStale({ quiet: true });
+    times.push(await fn());
+  }
+  return median(times);
+}
+
+function row(label: string, ms: number, floor: number): void {
+  const mark = ms < AIM_MS ? '' : `  (over the ${AIM_MS} ms aim)`;
+  console.log(`${label.padEnd(58)} ${ms.toFixed(0).padStart(6)} ms  ${(ms / floor).toFixed(2).padStart(5)}x node -e 0${mark}`);
+}
+
+export async function run(): Promise<void> {
+  if (await buildIfStale({ quiet: true })) console.log('built dist/ first: it was older than the sources');
+  const work = mkdtempSync(join(tmpdir(), 'lattice-bench-cli-'));
+  try {
+    const bell = join(work, 'bell.qasm');
+    writeFileSync(bell, BELL);
+    // One untimed run of each, so that every run reads warm file caches.
+    await timeProcess(['-e', '0'], work);
+    await timeProcess([BIN, '--help'], work);
+    await timeProcess([BIN, 'circuit', 'run', bell], work);
+
+    console.log(`-- whole-process wall time, median of ${RUNS} runs (${process.platform}, Node ${process.versions.node})`);
+    const floor = await medianOf(() => timeProcess(['-e', '0'], work));
+    console.log(`${'node -e 0 (the floor)'.padEnd(58)} ${floor.toFixed(0).padStart(6)} ms`);
+    row('lattice --help', await medianOf(() => timeProcess([BIN, '--help'], work)), floor);
+    row('lattice circuit run bell.qasm (2 qubits, 1024 shots)', await medianOf(() => timeProcess([BIN, 'circuit', 'run', bell], work)), floor);
+
+    console.log('\n-- lattice serve, spawn to the first answer of every service it starts (GET /, any status)');
+    const dataDir = join(work, 'data');
+    await (await openStore({ dataDir, migrations: allMigrations(services) })).close();
+    await timeProbe(dataDir);
+    const opening = await medianOf(() => timeProbe(dataDir));
+    console.log(`${'opening the embedded store alone (measured apart)'.padEnd(58)} ${opening.toFixed(0).padStart(6)} ms`);
+    const all = services.map((s) => s.id);
+    for (const [label, ids] of [['licensing', ['licensing']], [`all ${all.length} services`, all]] as const) {
+      await buildIfStale({ quiet: true });
+      await timeServe(ids, dataDir, work);
+      const full = await medianOf(() => timeServe(ids, dataDir, work));
+      console.log(`${`serve ${label}, whole start`.padEnd(58)} ${full.toFixed(0).padStart(6)} ms  ${(full / floor).toFixed(2).padStart(5)}x node -e 0`);
+      row(`serve ${label}, minus the opening`, full - opening, floor);
+    }
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+}

@@ -357,10 +357,9 @@ export function executeTask(task: CircuitTask, onStage: (stage: Stage, detail?: 
     execution_time_ms: Math.round(r.executionTimeMs * 1000) / 1000,
   };
   if (task.memory && r.memory) result.memory = r.memory;
-  if (task.statevector) {
-    if (!r.statevector) throw new TaskError('EXECUTION_ERROR', 'A statevector is only returned by the statevector method without noise or mid-circuit measurement');
-    result.statevector = Array.from(r.statevector);
-  }
+  // A circuit with mid-circuit measurement, reset or conditions has no single final state:
+  // its shots are sampled and no statevector is returned (the caller reports null).
+  if (task.statevector && r.statevector) result.statevector = Array.from(r.statevector);
   if (r.truncationError !== undefined) result.truncation_error = r.truncationError;
   if (task.qualityMetrics) result.quality = qualityOf(original, noiseBackend ?? backend, Boolean(noiseBackend), r, executed);
   return result;

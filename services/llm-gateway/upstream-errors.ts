@@ -15,7 +15,7 @@ function upstreamWords(message: string): string {
 }
 
 export function modelLayerError(err: unknown, requestId: string): ApiError {
-  if (!(err instanceof LanguageError)) { console.error('NONLANG', err); return gatewayError(502, 'server_error', 'Service unavailable', requestId); }
+  if (!(err instanceof LanguageError)) return gatewayError(502, 'server_error', 'Service unavailable', requestId);
   switch (err.code) {
     case 'invalid_request':
     case 'context_length_exceeded':

@@ -34,6 +34,14 @@ describe('POST /v2/simulate', () => {
     assert.equal(r.body.statevector[2], 1, 'amplitude of |001> (index 1) is 1');
   });
 
+  it('samples a circuit with a mid-circuit measurement and returns no statevector for it', async () => {
+    const qasm = 'OPENQASM 2.0;\ninclude "qelib1.inc";\nqreg q[2];\ncreg c[2];\nh q[0];\nmeasure q[0] -> c[0];\ncx q[0],q[1];\nmeasure q[1] -> c[1];\n';
+    const r = await api.post('/v2/simulate', { circuit: circuit(qasm), shots: 200, seed_simulator: 7 });
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    assert.equal(r.body.statevector, null);
+    assert.deepEqual(Object.keys(r.body.counts).sort(), ['00', '11']);
+  });
+
   it('runs all three methods, with a device noise model on the density matrix', async () => {
     for (const method of ['statevector', 'density_matrix', 'mps']) {
       const r = await api.post('/v2/simulate', { circuit: circuit(ghz(4)), shots: 200, method, seed_simulator: 1 });

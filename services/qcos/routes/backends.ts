@@ -19,7 +19,7 @@ const Item = {
   qubits: Type.Integer(),
   status: Type.String(),
   queue_length: Type.Integer({ description: 'Jobs waiting in this backend queue now' }),
-  average_wait_minutes: Type.Number({ description: 'Mean wait between submission and start of the jobs started in the last 24 hours' }),
+  average_wait_minutes: Type.Number({ description: 'Mean wait between submission and start of the last 50 jobs started on this backend (by any quantum service)' }),
   features: Type.Array(Type.String()),
   pricing: Pricing,
 };

@@ -151,7 +151,8 @@ function timeProbe(dataDir: string): Promise<number> {
   });
 }
 
-const { buildIfStale } = (await import('../build.mjs')) as { buildIfStale(o?: { quiet?: boolean }): Promise<boolean> };
+// By URL: the build script is plain JavaScript without type declarations.
+const { buildIfStale } = (await import(new URL('../build.mjs', import.meta.url).href)) as { buildIfStale(o?: { quiet?: boolean }): Promise<boolean> };
 
 /** Median of RUNS runs, each on a current dist/ (rebuilt, untimed, if a source changed meanwhile). */
 async function medianOf(fn: () => Promise<number>): Promise<number> {

@@ -8,8 +8,9 @@ import { llmService } from './llm/service.ts';
 import { llmGatewayService } from './llm-gateway/service.ts';
 import { chatService } from './chat/service.ts';
 import { navService } from './nav/service.ts';
+import { runtimeService } from './runtime/service.ts';
 
-export const services: readonly ServiceDefinition[] = [licensingService, licensingCService, qcosService, coreService, llmGatewayService, llmService, chatService, navService];
+export const services: readonly ServiceDefinition[] = [licensingService, licensingCService, qcosService, coreService, llmGatewayService, llmService, chatService, navService, runtimeService];
 
 export function serviceById(id: string): ServiceDefinition {
   const found = services.find((s) => s.id === id);

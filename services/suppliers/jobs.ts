@@ -144,13 +144,18 @@ export async function submitSupplierJob(deps: Deps, a: SubmitArgs): Promise<{ jo
     }, ctx.now());
     if (!job) throw supplierError('INVALID_PARAMETERS', `job_id '${publicId}' is already used by another job of this account`, { supplier, job_id: publicId });
     undo.push(() => deleteSupplierJob(ctx.db, job.id));
-    const submitted = await deps.adapters[supplier].submit(job, info, target);
-    await attachSubmission(ctx.db, job.id, submitted, ctx.now());
+    // The chain starts before the job can run: an emulated job may end before submit() returns.
     await appendProvenance(ctx.db, job.id, 'submitted', {
       job_id: publicId, supplier, provider: target.provider, target: target.id, backend: target.backend, mode, shots: a.shots,
       circuit_hash: job.circuitHash, num_qubits: info.numQubits, estimated_cost_usd: cost.usd, cost_model: cost.costModel,
-      remote_id: submitted.remoteId ?? null, quantum_job_id: submitted.quantumJobId ?? null, batch_id: a.batchId ?? null,
+      quantum_job_id: quantumJobId, batch_id: a.batchId ?? null,
     }, ctx.now());
+    const submitted = await deps.adapters[supplier].submit(job, info, target);
+    await attachSubmission(ctx.db, job.id, submitted, ctx.now());
+    // A remote job ends only when it is polled, which needs the id recorded here first.
+    if (submitted.remoteId) {
+      await appendProvenance(ctx.db, job.id, 'accepted', { remote_id: submitted.remoteId, remote_status: submitted.remoteStatus ?? null }, ctx.now());
+    }
     return { job: { ...job, remoteId: submitted.remoteId ?? null, remoteStatus: submitted.remoteStatus ?? null }, cost, info };
   } catch (err) {
     await rollback();

@@ -9,10 +9,10 @@
  */
 import {
   getJob,
-  getJobResult,
   prepareCircuit,
   submitJob,
   TaskFailure,
+  type Optimization,
   type QuantumJob,
   type TaskResult,
 } from '../../platform/quantum-jobs/index.ts';
@@ -21,7 +21,7 @@ import type { ServiceContext } from '../../platform/service.ts';
 import { platformError } from './errors.ts';
 import { costMicros } from './pricing.ts';
 import { finishJob } from './settle.ts';
-import { selectJob, type PlatformJob, type UsageMetrics } from './store.ts';
+import { selectJobWithRunResult, type PlatformJob, type UsageMetrics } from './store.ts';
 import type { Workload } from './workload.ts';
 
 export const SERVICE = 'platform';
@@ -32,10 +32,13 @@ function task(c: Circuit) {
   return { qasm: c.qasm, backend: c.backend, shots: c.shots, optimizationLevel: 1 as const, execute: true, seed: c.seed ?? undefined, qualityMetrics: false };
 }
 
-/** Validates the circuit for its backend off the event loop; its problems are 400s and change nothing. */
-export async function checkCircuit(ctx: ServiceContext, c: Circuit): Promise<void> {
+/**
+ * Validates and optimizes the circuit for its backend off the event loop; its problems are
+ * 400s and change nothing. The optimization travels with the job so the run does not redo it.
+ */
+export async function checkCircuit(ctx: ServiceContext, c: Circuit): Promise<Optimization | undefined> {
   try {
-    await prepareCircuit(ctx, task(c));
+    return (await prepareCircuit(ctx, task(c))).optimization;
   } catch (err) {
     if (err instanceof TaskFailure) {
       if (err.code === 'INVALID_BACKEND') throw platformError('invalid_backend', err.message, err.details ?? {});
@@ -45,8 +48,8 @@ export async function checkCircuit(ctx: ServiceContext, c: Circuit): Promise<voi
   }
 }
 
-/** Puts the job on the quantum queue (after its row and hold are committed). */
-export async function startCircuit(ctx: ServiceContext, job: PlatformJob): Promise<void> {
+/** Puts the job on the quantum queue (after its row and hold are committed); repair queues it without `prepared`. */
+export async function startCircuit(ctx: ServiceContext, job: PlatformJob, prepared?: Optimization): Promise<void> {
   const c = job.workload.circuit!;
   const device = getBackend(c.backend)?.type === 'hardware';
   await submitJob(ctx, {
@@ -56,7 +59,7 @@ export async function startCircuit(ctx: ServiceContext, job: PlatformJob): Promi
     keyId: job.keyId,
     kind: 'run',
     backend: c.backend,
-    input: { task: task(c) },
+    input: { task: { ...task(c), prepared } },
     minutesKind: device ? 'quantum' : 'simulation',
     holdMinutes: job.workload.max_runtime_seconds / 60,
   }).catch((err: { code?: string }) => {
@@ -69,8 +72,9 @@ const seconds = (from: Date | null, to: Date | null) => (from && to ? Math.max(0
 
 /** Closes the platform job of a quantum job that ended; a no-op when it is already closed. */
 export async function onCircuitFinished(ctx: ServiceContext, q: QuantumJob<unknown>): Promise<void> {
-  const job = await selectJob(ctx.db, null, q.id);
-  if (!job || !['QUEUED', 'RUNNING', 'CANCEL_REQUESTED'].includes(job.status)) return;
+  const found = await selectJobWithRunResult<TaskResult>(ctx.db, q.id);
+  if (!found || !['QUEUED', 'RUNNING', 'CANCEL_REQUESTED'].includes(found.job.status)) return;
+  const job = found.job;
   const c = job.workload.circuit!;
   const device = getBackend(c.backend)?.type === 'hardware';
   const finishedAt = q.finishedAt ?? ctx.now();
@@ -88,7 +92,7 @@ export async function onCircuitFinished(ctx: ServiceContext, q: QuantumJob<unkno
     gpu_available: null,
   });
   if (q.status === 'completed') {
-    const r = await getJobResult<TaskResult>(ctx, { service: SERVICE, accountId: q.accountId }, q.id);
+    const r = found.result;
     const ran = execSeconds ?? 0;
     await finishJob(ctx, job, {
       status: 'SETTLED',

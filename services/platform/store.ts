@@ -7,6 +7,7 @@
  *   QUEUED | RUNNING -> CANCEL_REQUESTED -> CANCELLED (or SETTLED when the work finished first)
  *   QUEUED -> CANCELLED (never started: the whole hold comes back)
  */
+import { decodeResult } from '../../platform/quantum-jobs/records.ts';
 import type { Sql } from '../../platform/storage/database.ts';
 import type { BillingMode } from './plans.ts';
 import type { Price } from './pricing.ts';
@@ -129,6 +130,17 @@ export async function selectJob(db: Sql, accountId: string | null, id: string): 
     ? await db.query('SELECT * FROM platform_jobs WHERE id = $1', [id])
     : await db.query('SELECT * FROM platform_jobs WHERE id = $1 AND account_id = $2', [id, accountId]);
   return rows[0] ? fromRow(rows[0]) : null;
+}
+
+/** The job and its quantum run's result (null until the run completed), in one read. */
+export async function selectJobWithRunResult<R>(db: Sql, id: string): Promise<{ job: PlatformJob; result: R | null } | null> {
+  const [row] = await db.query(
+    `SELECT p.*, q.result AS run_result, q.result_gz AS run_result_gz FROM platform_jobs p
+       LEFT JOIN quantum_jobs q ON q.id = p.id AND q.service = 'platform' WHERE p.id = $1`,
+    [id],
+  );
+  if (!row) return null;
+  return { job: fromRow(row), result: decodeResult<R>({ result: row.run_result, result_gz: (row.run_result_gz as Uint8Array | null) ?? null }) };
 }
 
 export async function selectByIdempotencyKey(db: Sql, accountId: string, key: string): Promise<PlatformJob | null> {

@@ -1,7 +1,8 @@
 /**
  * POST /api/v1/platform/execution/jobs — submit a workload. The job row and its hold are
  * written in one transaction, keyed by the account's Idempotency-Key: a retry with the same
- * key and body finds the row (or waits on its insert) and replays the first answer with 200,
+ * key and body collides with the row (or waits on its insert), rolls its own hold back and
+ * replays the first answer with 200,
  * so it can never submit or reserve twice; the same key with another body is refused (409
  * `idempotency_key_reused`). A request refused for any reason writes and holds nothing.
  */
@@ -76,17 +77,17 @@ export function registerSubmit(app: ServiceApp, deps: PlatformDeps): void {
         throw platformError('invalid_idempotency_key', 'Idempotency-Key must be 1 to 255 visible ASCII characters', {});
       }
       const requestHash = createHash('sha256').update(canonicalJson(body)).digest('hex');
-      if (idemKey) {
-        const existing = await selectByIdempotencyKey(ctx.db, id.accountId, idemKey);
-        if (existing) {
-          reply.header('idempotent-replayed', 'true');
-          return replay(existing, requestHash);
-        }
-      }
+      // No read of the key up front: the insert below finds a taken key (retries are rare, every
+      // submission would pay for the read). A retry of a job whose hold no longer fits is found too.
+      const replayOf = async () => {
+        const existing = idemKey ? await selectByIdempotencyKey(ctx.db, id.accountId, idemKey) : null;
+        if (existing) reply.header('idempotent-replayed', 'true');
+        return existing ? replay(existing, requestHash) : null;
+      };
 
       const accepted = await acceptWorkload(body, plan);
-      if (accepted.workload.circuit) await checkCircuit(ctx, accepted.workload.circuit);
-      else if (!sandboxAvailable()) throw platformError('sandbox_unavailable', 'This host cannot apply the sandbox limits (prlimit is missing)');
+      const prepared = accepted.workload.circuit ? await checkCircuit(ctx, accepted.workload.circuit) : undefined;
+      if (!accepted.workload.circuit && !sandboxAvailable()) throw platformError('sandbox_unavailable', 'This host cannot apply the sandbox limits (prlimit is missing)');
       const now = ctx.now();
       const worst = worstCaseMicros(accepted.price, accepted.workload.max_runtime_seconds, accepted.workload.circuit?.shots ?? 0);
       const job: PlatformJob = {
@@ -144,6 +145,8 @@ export function registerSubmit(app: ServiceApp, deps: PlatformDeps): void {
       } catch (err) {
         if (err === KEY_TAKEN) inserted = false;
         else if (err instanceof BillingError && err.code === 'insufficient_credits') {
+          const replayed = await replayOf();
+          if (replayed) return replayed;
           const available = await availableMicros(ctx.db, id.accountId);
           throw platformError('insufficient_credits', `This job holds up to $${microsToUsd(worst)} and the balance is $${microsToUsd(available)}`, {
             required_usd: microsToUsd(worst),
@@ -151,13 +154,9 @@ export function registerSubmit(app: ServiceApp, deps: PlatformDeps): void {
           });
         } else throw err;
       }
-      if (!inserted) {
-        // A concurrent request with the same key won the insert: this one is its retry.
-        const existing = await selectByIdempotencyKey(ctx.db, id.accountId, idemKey!);
-        reply.header('idempotent-replayed', 'true');
-        return replay(existing!, requestHash);
-      }
-      if (job.workload.circuit) await startCircuit(ctx, job);
+      // The key was taken (by an earlier or a concurrent request): this one is its retry.
+      if (!inserted) return (await replayOf())!;
+      if (job.workload.circuit) await startCircuit(ctx, job, prepared);
       else deps.compute.kick();
       reply.code(201);
       return answer;

@@ -221,3 +221,38 @@ describe('bad input changes nothing', () => {
     assert.equal(route.body.error_code, 'NOT_FOUND');
   });
 });
+
+describe('concurrency and documentation', () => {
+  test('20 concurrent executions against credits covering 5 hold exactly 5; the balance never goes below zero', async () => {
+    const k = await svc.newKey({ plan: 'enterprise' });
+    await credit(svc, k.accountId, 5);
+    const c = client(svc, k.key);
+    const answers = await Promise.all(Array.from({ length: 20 }, () => c.post('/api/v1/supplier_a_quantum/execute', { qasm: BELL, ...ION, shots: 10 })));
+    assert.equal(answers.filter((a) => a.status === 201).length, 5);
+    assert.ok(answers.filter((a) => a.status !== 201).every((a) => a.status === 403 && a.body.error_code === 'INSUFFICIENT_CREDITS'));
+    const s = await snapshot(k.accountId);
+    assert.equal(s.jobs, 5);
+    assert.equal(s.holds, 5);
+    assert.equal(s.balance, 0);
+  });
+
+  test('concurrent submissions never pass the jobs per day of the plan', async () => {
+    const k = await svc.newKey({ plan: 'pro' });
+    const day = new Date().toISOString().slice(0, 10);
+    await svc.db.query("INSERT INTO usage_counters (account_id, service, counter, period, value) VALUES ($1, 'suppliers', $2, $3, 95)", [k.accountId, `jobs_day:${k.keyId}`, day]);
+    const c = client(svc, k.key);
+    const answers = await Promise.all(Array.from({ length: 10 }, () => c.post('/execute', { qasm: BELL, shots: 5 })));
+    assert.equal(answers.filter((a) => a.status === 201).length, 5);
+    assert.equal(answers.filter((a) => a.status === 429 && a.body.error_code === 'JOB_LIMIT_EXCEEDED').length, 5);
+    assert.equal((await snapshot(k.accountId)).jobSlots, 100);
+  });
+
+  test('/openapi.json describes the routes of both interfaces', async () => {
+    const r = await call(`${svc.url}/openapi.json`);
+    assert.equal(r.status, 200);
+    for (const p of ['/api/v1/supplier_a_quantum/execute', '/api/v1/supplier_c/status/{task_id}', '/execute', '/status/{job_id}', '/health', '/api/v1/suppliers/status',
+      '/api/v1/backends/all', '/api/v1/validate', '/api/v1/provenance/{job_id}', '/api/v1/reports/chargeback', '/api/v1/batch/{batch_id}/status', '/api/v1/supplier_b_quantum/jobs/{job_id}']) {
+      assert.ok(p in r.body.paths, p);
+    }
+  });
+});

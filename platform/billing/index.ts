@@ -19,3 +19,4 @@ export {
   type HoldRequest,
   type Resolution,
 } from './holds.ts';
+export { captureFromHold, captureFromHolds, type Capture, type Captured } from './capture.ts';

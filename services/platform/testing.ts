@@ -72,6 +72,7 @@ export async function openStore() {
   return {
     db: store.db,
     ctx,
+    clock,
     async newKey(plan: string) {
       const account = await createAccount(store.db, { email: `p${Date.now()}${Math.random()}@example.test`, name: 'Test' });
       await setPlan(store.db, account.id, 'platform', plan);

@@ -176,6 +176,12 @@ describe('jobs, batches and webhooks', () => {
     const opt = await delivered('optimization.done', (b) => b.data.job_id === r.body.job_id);
     assert.ok(opt, 'optimization.done delivered');
     assert.equal(typeof opt!.body.data.optimization.optimized_depth, 'number');
+    const hooks = (await c.get('/api/v1/webhooks')).body.webhooks;
+    const log = await c.get(`/api/v1/webhooks/${hooks[0].webhook_id}/deliveries`);
+    assert.equal(log.status, 200);
+    assert.ok(log.body.deliveries.some((d: any) => d.success === true));
+    const foreign = await client(svc, (await svc.newKey()).key).get(`/api/v1/webhooks/${hooks[0].webhook_id}/deliveries`);
+    assert.equal(foreign.status, 404, "another account's webhook is not found");
   });
 
   test('a batch simulation: 201 with its jobs, status processing then completed, batch.completed delivered; unknown batch 404', async () => {
@@ -211,6 +217,13 @@ describe('jobs, batches and webhooks', () => {
     assert.ok(hpc.body.jobs.every((j: any) => j.provider === 'hpc_gpu' && j.status === 'completed'));
     const queued = await c.get('/api/v1/jobs/history?status=queued');
     assert.ok(queued.body.jobs.every((j: any) => j.status === 'queued'));
+    const future = await c.get(`/api/v1/jobs/history?from=${encodeURIComponent(new Date(Date.now() + 3_600_000).toISOString())}`);
+    assert.equal(future.body.total, 0, 'nothing was created after the period start');
+    const past = await c.get(`/api/v1/jobs/history?to=${encodeURIComponent(new Date(Date.now() + 3_600_000).toISOString())}&limit=500`);
+    assert.equal(past.body.total, all.body.total);
+    const missing = await c.get('/api/v1/supplier_a_quantum/status/job_none');
+    assert.equal(missing.status, 404);
+    assert.equal(missing.headers.get('x-ratelimit-limit'), '300', 'the rate-limit headers are on errors too');
     const page = await c.get('/api/v1/jobs/history?limit=1&offset=1');
     assert.equal(page.body.jobs.length, 1);
     assert.equal(page.body.jobs[0].job_id, all.body.jobs[1].job_id);

@@ -17,6 +17,7 @@ import { registerEvidence } from './routes/evidence.ts';
 import { registerHealth } from './routes/health.ts';
 import { registerJobs } from './routes/jobs.ts';
 import { registerSubmit } from './routes/submit.ts';
+import { registerUsage } from './routes/usage.ts';
 import { PlatformJobOut } from './views.ts';
 
 let handlerWired = false;
@@ -76,6 +77,7 @@ export async function buildPlatform(ctx: ServiceContext, options: { prefix: stri
       registerJobs(s, deps);
       registerCancel(s, deps);
       registerEvidence(s, deps);
+      registerUsage(s, deps);
     },
     { prefix: options.prefix },
   );

@@ -42,7 +42,7 @@ export interface PublicKeysDocument {
 const ALGORITHM_TAG: Record<EvidenceAlgorithm, string> = { 'ML-DSA-65': 'mldsa65', 'ML-DSA-87': 'mldsa87' };
 
 /** bytea arrives as a Buffer from node-postgres and a Uint8Array from PGlite: copy to a plain Uint8Array. */
-function toBytes(value: unknown): Uint8Array {
+export function toBytes(value: unknown): Uint8Array {
   return Uint8Array.from(value as Uint8Array);
 }
 
@@ -55,7 +55,8 @@ function rowToKey(row: Record<string, unknown>): EvidenceKey {
   };
 }
 
-function toPublic(row: { key_id: string; algorithm: string; public_key: unknown; created_at: unknown; status: string }): PublicKeyInfo {
+/** A key row in the published key-list shape; the licensing service publishes its keys in it too. */
+export function toPublic(row: { key_id: string; algorithm: string; public_key: unknown; created_at: unknown; status: string }): PublicKeyInfo {
   return {
     key_id: row.key_id,
     algorithm: row.algorithm,

@@ -6,6 +6,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { generateKeyPair, type Algorithm } from '../../engines/crypto/index.ts';
+import { toBytes, toPublic, type PublicKeyInfo } from '../../platform/evidence/keys.ts';
 import type { Sql } from '../../platform/storage/database.ts';
 
 export type KeyPurpose = 'artifact' | 'kms';
@@ -21,14 +22,6 @@ export interface SigningKey {
   created_at: Date;
 }
 
-export interface PublicKeyInfo {
-  key_id: string;
-  algorithm: string;
-  public_key: string;
-  created_at: string;
-  status: string;
-}
-
 const ALGORITHM_TAG: Record<Algorithm, string> = {
   'ML-DSA-44': 'mldsa44',
   'ML-DSA-65': 'mldsa65',
@@ -36,11 +29,6 @@ const ALGORITHM_TAG: Record<Algorithm, string> = {
   ED25519: 'ed25519',
   'RSA-PSS-SHA256': 'rsa3072',
 };
-
-/** bytea arrives as a Buffer from node-postgres and a Uint8Array from PGlite: copy to a plain Uint8Array. */
-function toBytes(value: unknown): Uint8Array {
-  return Uint8Array.from(value as Uint8Array);
-}
 
 function rowToKey(row: Record<string, unknown>): SigningKey {
   return {
@@ -115,12 +103,6 @@ export class SigningKeys {
         WHERE purpose = $1 ORDER BY created_at, key_id`,
       [purpose],
     );
-    return rows.map((r) => ({
-      key_id: r.key_id,
-      algorithm: r.algorithm,
-      public_key: Buffer.from(toBytes(r.public_key)).toString('base64'),
-      created_at: new Date(r.created_at).toISOString(),
-      status: r.status,
-    }));
+    return rows.map(toPublic);
   }
 }

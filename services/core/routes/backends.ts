@@ -1,9 +1,9 @@
 /** GET /api/v2/backends and /api/v2/backends/{backend_id} — the engine's catalog with live queue depths. */
 import { Type } from 'typebox';
 import type { ServiceApp } from '../../../platform/http/app.ts';
+import { ok } from '../../../platform/http/envelope.ts';
 import { averageFidelity, getBackend, listBackends, nativeGates, type Backend } from '../catalog.ts';
-import { ok, responses } from '../envelope.ts';
-import { coreError } from '../errors.ts';
+import { coreError, responses } from '../errors.ts';
 import { keySecurity, type CoreDeps } from './context.ts';
 
 const BackendItem = Type.Object({

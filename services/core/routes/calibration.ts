@@ -1,9 +1,9 @@
 /** GET /api/v2/backends/{backend_id}/calibration — fidelities from the backend's calibration in the engine's catalog. */
 import { Type } from 'typebox';
 import type { ServiceApp } from '../../../platform/http/app.ts';
+import { ok } from '../../../platform/http/envelope.ts';
 import { fidelitiesOf, getBackend } from '../catalog.ts';
-import { ok, responses } from '../envelope.ts';
-import { coreError } from '../errors.ts';
+import { coreError, responses } from '../errors.ts';
 import { keySecurity, type CoreDeps } from './context.ts';
 
 const Calibration = Type.Object({

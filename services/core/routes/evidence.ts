@@ -7,9 +7,8 @@
 import { Type } from 'typebox';
 import { identityOf } from '../../../platform/http/auth.ts';
 import type { ServiceApp } from '../../../platform/http/app.ts';
-import { CoreError } from '../errors.ts';
-import { ok, responses } from '../envelope.ts';
-import { coreError } from '../errors.ts';
+import { ok } from '../../../platform/http/envelope.ts';
+import { CoreError, coreError, responses } from '../errors.ts';
 import { keySecurity, type CoreDeps } from './context.ts';
 
 const Bundle = Type.Object(

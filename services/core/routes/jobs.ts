@@ -6,8 +6,8 @@
 import { Type } from 'typebox';
 import { identityOf } from '../../../platform/http/auth.ts';
 import type { ServiceApp } from '../../../platform/http/app.ts';
-import { ok, responses } from '../envelope.ts';
-import { coreError } from '../errors.ts';
+import { ok } from '../../../platform/http/envelope.ts';
+import { coreError, responses } from '../errors.ts';
 import { keySecurity, type CoreDeps } from './context.ts';
 import { OptimizeResult } from './optimize.ts';
 import { JobError, JobIdParams, JobStatus } from './schemas.ts';

@@ -5,8 +5,8 @@
 import { Type } from 'typebox';
 import { identityOf } from '../../../platform/http/auth.ts';
 import type { ServiceApp } from '../../../platform/http/app.ts';
-import { ok, responses } from '../envelope.ts';
-import { coreError } from '../errors.ts';
+import { ok } from '../../../platform/http/envelope.ts';
+import { coreError, responses } from '../errors.ts';
 import { corePlan } from '../plans.ts';
 import { keySecurity, type CoreDeps } from './context.ts';
 import { BackendId, JobIdParams, JobStatus, Level, Qasm, Results } from './schemas.ts';

@@ -5,8 +5,9 @@
  */
 import { Type } from 'typebox';
 import type { ServiceApp } from '../../../platform/http/app.ts';
+import { ok } from '../../../platform/http/envelope.ts';
 import { listBackends } from '../catalog.ts';
-import { ok, responses } from '../envelope.ts';
+import { responses } from '../errors.ts';
 import type { CoreDeps } from './context.ts';
 
 export function registerStatus(app: ServiceApp, deps: CoreDeps): void {

@@ -9,8 +9,8 @@ import { Type } from 'typebox';
 import { gpsToUnixMs } from '../../../engines/gnss/time.ts';
 import { identityOf } from '../../../platform/http/auth.ts';
 import type { ServiceApp } from '../../../platform/http/app.ts';
-import { ok, responses } from '../envelope.ts';
-import { navError, NavError } from '../errors.ts';
+import { ok } from '../../../platform/http/envelope.ts';
+import { navError, NavError, responses } from '../errors.ts';
 import { bearerSecurity, type NavDeps } from './context.ts';
 import { Any, BundleIdParams, Verdict } from './schemas.ts';
 

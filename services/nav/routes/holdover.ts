@@ -7,8 +7,9 @@ import { Type } from 'typebox';
 import { holdoverReport } from '../../../engines/gnss/report.ts';
 import { gpsToUnixMs } from '../../../engines/gnss/time.ts';
 import type { ServiceApp } from '../../../platform/http/app.ts';
+import { ok } from '../../../platform/http/envelope.ts';
 import { measureEntropy } from '../entropy.ts';
-import { ok, responses } from '../envelope.ts';
+import { responses } from '../errors.ts';
 import { newId } from '../ids.ts';
 import { bearerSecurity, type NavDeps } from './context.ts';
 

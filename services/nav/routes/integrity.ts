@@ -2,8 +2,8 @@
 import { Type } from 'typebox';
 import { gpsToIso } from '../../../engines/gnss/time.ts';
 import type { ServiceApp } from '../../../platform/http/app.ts';
-import { ok, responses } from '../envelope.ts';
-import { navError } from '../errors.ts';
+import { ok } from '../../../platform/http/envelope.ts';
+import { navError, responses } from '../errors.ts';
 import { bearerSecurity, type NavDeps } from './context.ts';
 
 const N = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()]);

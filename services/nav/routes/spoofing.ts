@@ -6,8 +6,8 @@
 import { Type } from 'typebox';
 import { gpsToUnixMs } from '../../../engines/gnss/time.ts';
 import type { ServiceApp } from '../../../platform/http/app.ts';
-import { ok, responses } from '../envelope.ts';
-import { navError } from '../errors.ts';
+import { ok } from '../../../platform/http/envelope.ts';
+import { navError, responses } from '../errors.ts';
 import type { Solution } from '../solution.ts';
 import { bearerSecurity, type NavDeps } from './context.ts';
 import { Any, Check } from './schemas.ts';

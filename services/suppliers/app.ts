@@ -31,8 +31,8 @@ import { registerValidate } from './routes/validate.ts';
 import { registerWebhooks } from './routes/webhooks.ts';
 import { jobByQuantumId, jobById, staleRemoteJobs, touchJob } from './store.ts';
 
-/** The deps of each store's app, for the job system's end-of-job handler (registered once per process). */
-const depsByStore = new Map<Database, Deps>();
+/** The apps on each store, for the job system's end-of-job handler (registered once per process). */
+const depsByStore = new Map<Database, Deps[]>();
 let finishWired = false;
 
 export async function buildSuppliers(ctx: ServiceContext, options: { prefix: string }, config: SuppliersConfig = loadSuppliersConfig()): Promise<ServiceApp> {
@@ -71,11 +71,11 @@ export async function buildSuppliers(ctx: ServiceContext, options: { prefix: str
   const workers = await startQuantumWorkers(ctx);
   await startWebhookDelivery(ctx);
   const deps: Deps = { ctx, config, adapters: buildAdapters(ctx, config), owner: ownerName(), auth: suppliersAuth(ctx) };
-  depsByStore.set(ctx.db, deps);
+  depsByStore.set(ctx.db, [...(depsByStore.get(ctx.db) ?? []), deps]);
   if (!finishWired) {
     finishWired = true;
     onJobFinished(SERVICE, async (jobCtx, q) => {
-      const d = depsByStore.get(jobCtx.db);
+      const d = depsByStore.get(jobCtx.db)?.at(-1);
       const job = d && (await jobByQuantumId(jobCtx.db, q.id));
       if (d && job) await refresh(d, job);
     });
@@ -109,7 +109,9 @@ export async function buildSuppliers(ctx: ServiceContext, options: { prefix: str
   poller.unref();
   app.addHook('onClose', async () => {
     clearInterval(poller);
-    if (depsByStore.get(ctx.db) === deps) depsByStore.delete(ctx.db);
+    const left = (depsByStore.get(ctx.db) ?? []).filter((x) => x !== deps);
+    if (left.length) depsByStore.set(ctx.db, left);
+    else depsByStore.delete(ctx.db);
     await workers.release();
   });
 

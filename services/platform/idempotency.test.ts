@@ -59,6 +59,7 @@ test('the same key with another body is refused with 409 and changes nothing', a
   const c = client(svc.url, key);
   const first = await c.submit(body, 'k-9');
   assert.equal(first.status, 201);
+  await settled(c, first.body.id);
   const before = await balance(svc.db, accountId);
   const other = await c.submit({ ...body, shots: 101 }, 'k-9');
   assert.equal(other.status, 409);

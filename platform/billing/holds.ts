@@ -32,6 +32,8 @@ export interface HoldRequest {
   expiresAt: Date;
   /** A second budget the hold must also fit in, e.g. `{scope: 'key:<id>', maxMicros}`. */
   limit?: { scope: string; maxMicros: number } | null;
+  /** The hold's id, when the caller must name it before placing it (default: a new `hold_...`). */
+  id?: string;
 }
 
 export interface Hold {
@@ -110,7 +112,7 @@ export async function placeHold(db: Database | Sql, req: HoldRequest): Promise<H
   if (!Number.isSafeInteger(req.micros) || req.micros <= 0) {
     throw new BillingError('invalid_amount', `a hold must be a positive whole number of micro-dollars; got ${req.micros}`);
   }
-  const params = [newId('hold'), req.accountId, req.service, req.reference, req.micros, req.limit?.scope ?? null, req.owner, req.expiresAt];
+  const params = [req.id ?? newId('hold'), req.accountId, req.service, req.reference, req.micros, req.limit?.scope ?? null, req.owner, req.expiresAt];
   if (!req.limit) {
     const [row] = await db.query<HoldRow>(PLACE, params);
     if (!row) throw new BillingError('insufficient_credits', 'Insufficient credits');

@@ -1,8 +1,8 @@
 /**
  * POST /api/v1/platform/execution/jobs — submit a workload. The job row and its hold are
  * written in one transaction, keyed by the account's Idempotency-Key: a retry with the same
- * key and body collides with the row (or waits on its insert), rolls its own hold back and
- * replays the first answer with 200,
+ * key and body collides with the row (or waits on its insert), holds nothing and replays the
+ * first answer with 200,
  * so it can never submit or reserve twice; the same key with another body is refused (409
  * `idempotency_key_reused`). A request refused for any reason writes and holds nothing.
  */
@@ -24,7 +24,6 @@ import { acceptWorkload, WorkloadIn, type WorkloadBody } from '../workload.ts';
 import { security, TAG, type PlatformDeps } from './context.ts';
 
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
-const KEY_TAKEN = new Error('idempotency key taken');
 // A hold outlives its job's wall-clock limit by a day: repair extends the holds of live jobs.
 const HOLD_GRACE_MS = 24 * 3_600_000;
 
@@ -78,7 +77,7 @@ export function registerSubmit(app: ServiceApp, deps: PlatformDeps): void {
       }
       const requestHash = createHash('sha256').update(canonicalJson(body)).digest('hex');
       // No read of the key up front: the insert below finds a taken key (retries are rare, every
-      // submission would pay for the read). A retry of a job whose hold no longer fits is found too.
+      // submission would pay for the read), before any hold is tried.
       const replayOf = async () => {
         const existing = idemKey ? await selectByIdempotencyKey(ctx.db, id.accountId, idemKey) : null;
         if (existing) reply.header('idempotent-replayed', 'true');
@@ -125,11 +124,14 @@ export function registerSubmit(app: ServiceApp, deps: PlatformDeps): void {
       job.firstResponse = JSON.stringify(answer);
       let inserted: boolean;
       try {
-        // Hold first, then the row that names it (one statement fewer than insert, hold, update).
-        // When the key turns out to be taken, throwing rolls the hold back with the transaction.
+        // The job row first, then the hold it names: the order in which settlement locks them
+        // too (job, then balance), so a retry waiting on a job being settled holds no balance.
+        if (plan.holds) job.holdId = newId('hold');
         inserted = await ctx.db.transaction(async (tx) => {
+          if (!(await insertJob(tx, job))) return false;
           if (plan.holds) {
-            const hold = await placeHold(tx, {
+            await placeHold(tx, {
+              id: job.holdId!,
               accountId: id.accountId,
               service: SERVICE,
               reference: job.id,
@@ -137,16 +139,11 @@ export function registerSubmit(app: ServiceApp, deps: PlatformDeps): void {
               owner: 'platform',
               expiresAt: new Date(now.getTime() + job.workload.max_runtime_seconds * 1000 + HOLD_GRACE_MS),
             });
-            job.holdId = hold.id;
           }
-          if (!(await insertJob(tx, job))) throw KEY_TAKEN;
           return true;
         });
       } catch (err) {
-        if (err === KEY_TAKEN) inserted = false;
-        else if (err instanceof BillingError && err.code === 'insufficient_credits') {
-          const replayed = await replayOf();
-          if (replayed) return replayed;
+        if (err instanceof BillingError && err.code === 'insufficient_credits') {
           const available = await availableMicros(ctx.db, id.accountId);
           throw platformError('insufficient_credits', `This job holds up to $${microsToUsd(worst)} and the balance is $${microsToUsd(available)}`, {
             required_usd: microsToUsd(worst),

@@ -12,7 +12,7 @@ import { startWebhookDelivery } from '../../platform/webhooks/index.ts';
 import { buildAdapters } from './adapters/index.ts';
 import { suppliersAuth } from './auth.ts';
 import { loadSuppliersConfig, type SuppliersConfig } from './config.ts';
-import { formatSupplierError, supplierOfPath } from './errors.ts';
+import { formatSupplierError, SupplierErrorBody, supplierOfPath } from './errors.ts';
 import { HOLD_HOURS, ownerName, refresh, SERVICE, type Deps } from './jobs.ts';
 import { registerBatch } from './routes/batch.ts';
 import { registerCatalog } from './routes/catalog.ts';
@@ -54,6 +54,9 @@ export async function buildSuppliers(ctx: ServiceContext, options: { prefix: str
       },
     },
   });
+
+  // Shared schemas go on the root instance (a child context adding schemas gets a validator of its own).
+  app.addSchema(SupplierErrorBody);
 
   // Every error names the supplier whose route answered, including those raised before a
   // route ran (validation, malformed JSON), which cannot know it themselves.

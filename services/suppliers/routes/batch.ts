@@ -14,6 +14,7 @@ import { supplierPlan } from '../plans.ts';
 import { findBatch, insertBatch, listSupplierJobs } from '../store.ts';
 import { historyWord } from './history.ts';
 import { Qasm, Shots } from './schemas.ts';
+import { security } from './responses.ts';
 
 const MAX_CIRCUITS = 100;
 
@@ -23,7 +24,7 @@ export function registerBatch(app: ServiceApp, deps: Deps): void {
     {
       preValidation: deps.auth,
       schema: {
-        tags: ['Jobs'],
+        security, tags: ['Jobs'],
         summary: 'Submit a batch simulation',
         body: Type.Object({ circuits: Type.Array(Type.Object({ qasm: Qasm, shots: Shots }), { minItems: 1, maxItems: MAX_CIRCUITS }) }),
       },
@@ -62,7 +63,7 @@ export function registerBatch(app: ServiceApp, deps: Deps): void {
 
   app.get(
     '/api/v1/batch/:batch_id/status',
-    { preValidation: deps.auth, schema: { tags: ['Jobs'], summary: 'Status of a batch simulation', params: Type.Object({ batch_id: Type.String({ minLength: 1, maxLength: 128 }) }) } },
+    { preValidation: deps.auth, schema: { security, tags: ['Jobs'], summary: 'Status of a batch simulation', params: Type.Object({ batch_id: Type.String({ minLength: 1, maxLength: 128 }) }) } },
     async (req) => {
       const accountId = who(req).accountId;
       const batch = await findBatch(deps.ctx.db, accountId, req.params.batch_id);

@@ -12,13 +12,14 @@ import type { Deps } from '../jobs.ts';
 import { allSupplierPlans, supplierPlan } from '../plans.ts';
 import { costModelOf, estimate, minimumCharge, RATES } from '../pricing.ts';
 import { allTargets } from '../targets.ts';
+import { security } from './responses.ts';
 
 const tags = ['Catalog'];
 /** The reference circuit of the per-shot prices: a Bell pair, measured. */
 const BELL = describeCircuit(parseQasm('OPENQASM 2.0;\ninclude "qelib1.inc";\nqreg q[2];\ncreg c[2];\nh q[0];\ncx q[0],q[1];\nmeasure q -> c;\n'));
 
 export function registerCatalog(app: ServiceApp, deps: Deps): void {
-  app.get('/api/v1/backends/all', { preValidation: deps.auth, schema: { tags, summary: 'Every backend of every supplier, normalized' } }, async () => {
+  app.get('/api/v1/backends/all', { preValidation: deps.auth, schema: { security, tags, summary: 'Every backend of every supplier, normalized' } }, async () => {
     const { targets, unavailable } = await allTargets(deps);
     const emulated = [...new Set(targets.filter((t) => t.mode === 'emulated').map((t) => t.backend))];
     const stats = await deviceQueueStats(deps.ctx, emulated);
@@ -44,7 +45,7 @@ export function registerCatalog(app: ServiceApp, deps: Deps): void {
     return { backends, total: backends.length, unavailable_providers: unavailable };
   });
 
-  app.get('/api/v1/pricing', { preValidation: deps.auth, schema: { tags, summary: 'Cost per shot and minimum charge of every backend' } }, async () => {
+  app.get('/api/v1/pricing', { preValidation: deps.auth, schema: { security, tags, summary: 'Cost per shot and minimum charge of every backend' } }, async () => {
     const { targets } = await allTargets(deps);
     return {
       currency: 'USD',
@@ -74,7 +75,7 @@ export function registerCatalog(app: ServiceApp, deps: Deps): void {
     };
   });
 
-  app.get('/api/v1/tiers', { preValidation: deps.auth, schema: { tags, summary: 'Execution tiers with pricing, and the plans' } }, async (req) => {
+  app.get('/api/v1/tiers', { preValidation: deps.auth, schema: { security, tags, summary: 'Execution tiers with pricing, and the plans' } }, async (req) => {
     const plan = supplierPlan(who(req).plan);
     return {
       tiers: [

@@ -9,13 +9,14 @@ import { estimate } from '../pricing.ts';
 import { pickTargets } from '../targets.ts';
 import { Qasm, Shots } from './schemas.ts';
 import { TargetRefs } from './validate.ts';
+import { security } from './responses.ts';
 
 export function registerEstimate(app: ServiceApp, deps: Deps): void {
   app.post(
     '/api/v1/estimate',
     {
       preValidation: deps.auth,
-      schema: { tags: ['Catalog'], summary: 'Cost estimate across providers', body: Type.Object({ qasm: Qasm, shots: Shots, targets: TargetRefs }) },
+      schema: { security, tags: ['Catalog'], summary: 'Cost estimate across providers', body: Type.Object({ qasm: Qasm, shots: Shots, targets: TargetRefs }) },
     },
     async (req) => {
       const plan = supplierPlan(who(req).plan);

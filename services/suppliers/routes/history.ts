@@ -7,6 +7,7 @@ import type { Deps } from '../jobs.ts';
 import { listSupplierJobs, type JobState, type SupplierJob } from '../store.ts';
 import { statusWord } from '../views.ts';
 import { Period } from './schemas.ts';
+import { security } from './responses.ts';
 
 /** The history's words: `processing` is a job that left the queue and has not ended. */
 export const HISTORY_STATES: Record<string, JobState[]> = {
@@ -45,7 +46,7 @@ export function registerHistory(app: ServiceApp, deps: Deps): void {
     {
       preValidation: deps.auth,
       schema: {
-        tags: ['Jobs'],
+        security, tags: ['Jobs'],
         summary: 'Job history with filters',
         querystring: Type.Object({
           status: Type.Optional(Type.Union(Object.keys(HISTORY_STATES).map((s) => Type.Literal(s)))),

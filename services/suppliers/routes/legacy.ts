@@ -11,6 +11,7 @@ import { supplierError } from '../errors.ts';
 import { findTarget, refresh, submitSupplierJob, type Deps } from '../jobs.ts';
 import { findJob } from '../store.ts';
 import { legacyView, statusWord } from '../views.ts';
+import { errors, ExecuteLegacy, security, StatusLegacy } from './responses.ts';
 import { JobIdParam, Qasm, Shots } from './schemas.ts';
 
 const S = 'hpc_gpu' as const;
@@ -22,7 +23,7 @@ const Body = Type.Object({
 const tags = ['Legacy (HPC GPU)'];
 
 export function registerLegacy(app: ServiceApp, deps: Deps): void {
-  app.post('/execute', { preValidation: deps.auth, schema: { tags, summary: 'Run a circuit on the HPC GPU simulator', body: Body } }, async (req, reply) => {
+  app.post('/execute', { preValidation: deps.auth, schema: { tags, summary: 'Run a circuit on the HPC GPU simulator', security, body: Body, response: { 201: ExecuteLegacy, ...errors } } }, async (req, reply) => {
     const b = req.body;
     const t = await findTarget(deps, S, 'statevector_simulator', 'backend');
     const { job } = await submitSupplierJob(deps, { who: who(req), target: t, qasm: b.qasm, shots: b.shots, publicId: b.job_id });
@@ -38,7 +39,7 @@ export function registerLegacy(app: ServiceApp, deps: Deps): void {
     };
   });
 
-  app.get('/status/:job_id', { preValidation: deps.auth, schema: { tags, summary: 'Status and result of a legacy job', params: JobIdParam } }, async (req) => {
+  app.get('/status/:job_id', { preValidation: deps.auth, schema: { tags, summary: 'Status and result of a legacy job', security, params: JobIdParam, response: { 200: StatusLegacy, ...errors } } }, async (req) => {
     const job = await findJob(deps.ctx.db, who(req).accountId, S, req.params.job_id);
     if (!job) throw supplierError('JOB_NOT_FOUND', `Job ${req.params.job_id} not found`, { supplier: S });
     return legacyView(await refresh(deps, job));

@@ -12,9 +12,10 @@ import { supplierPlan } from '../plans.ts';
 import { readProvenance, verifyChain } from '../provenance.ts';
 import { findAnyJob } from '../store.ts';
 import { JobIdParam } from './schemas.ts';
+import { security } from './responses.ts';
 
 export function registerProvenance(app: ServiceApp, deps: Deps): void {
-  app.get('/api/v1/provenance/:job_id', { preValidation: deps.auth, schema: { tags: ['Provenance'], summary: 'Hashes, lineage and chain verification of a job (enterprise)', params: JobIdParam } }, async (req) => {
+  app.get('/api/v1/provenance/:job_id', { preValidation: deps.auth, schema: { security, tags: ['Provenance'], summary: 'Hashes, lineage and chain verification of a job (enterprise)', params: JobIdParam } }, async (req) => {
     const id = who(req);
     const plan = supplierPlan(id.plan);
     if (plan.name !== 'enterprise') {

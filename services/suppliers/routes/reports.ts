@@ -7,6 +7,7 @@ import { supplierError } from '../errors.ts';
 import type { Deps } from '../jobs.ts';
 import { audit, chargeback, GROUPS, toCsv, usage, type Period as Range } from '../reports.ts';
 import { Format, Period } from './schemas.ts';
+import { security } from './responses.ts';
 
 const tags = ['Reports'];
 const DAY = 86_400_000;
@@ -32,7 +33,7 @@ export function registerReports(app: ServiceApp, deps: Deps): void {
     {
       preValidation: deps.auth,
       schema: {
-        tags,
+        security, tags,
         summary: 'Chargeback report: charges per provider, backend, API key or batch',
         body: Type.Object({ ...Period, group_by: Type.Union(Object.keys(GROUPS).map((g) => Type.Literal(g)), { default: 'provider' }), format: Format }),
       },
@@ -48,7 +49,7 @@ export function registerReports(app: ServiceApp, deps: Deps): void {
 
   app.post(
     '/api/v1/reports/audit',
-    { preValidation: deps.auth, schema: { tags, summary: 'Audit trail: ledger movements and job events', body: Type.Object({ ...Period, format: Format }) } },
+    { preValidation: deps.auth, schema: { security, tags, summary: 'Audit trail: ledger movements and job events', body: Type.Object({ ...Period, format: Format }) } },
     async (req, reply) => {
       const p = period(deps, req.body.from, req.body.to);
       const r = await audit(deps.ctx.db, who(req).accountId, p);
@@ -59,7 +60,7 @@ export function registerReports(app: ServiceApp, deps: Deps): void {
 
   app.get(
     '/api/v1/reports/usage',
-    { preValidation: deps.auth, schema: { tags, summary: 'Usage analytics by provider and day', querystring: Type.Object({ ...Period, format: Format }) } },
+    { preValidation: deps.auth, schema: { security, tags, summary: 'Usage analytics by provider and day', querystring: Type.Object({ ...Period, format: Format }) } },
     async (req, reply) => {
       const p = period(deps, req.query.from, req.query.to);
       const r = await usage(deps.ctx.db, who(req).accountId, p);

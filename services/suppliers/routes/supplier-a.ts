@@ -7,6 +7,7 @@ import { supplierError } from '../errors.ts';
 import { cancelSupplierJob, findTarget, priced, refresh, submitSupplierJob, type Deps } from '../jobs.ts';
 import { findJob } from '../store.ts';
 import { statusWord, supplierAView } from '../views.ts';
+import { errors, EstimateA, ExecuteA, ProvidersA, security, StatusA } from './responses.ts';
 import { JobIdParam, Qasm, Shots } from './schemas.ts';
 
 const S = 'supplier_a_quantum' as const;
@@ -20,7 +21,7 @@ export function registerSupplierA(app: ServiceApp, deps: Deps): void {
     return t;
   };
 
-  app.get('/api/v1/supplier_a_quantum/providers', { preValidation: deps.auth, schema: { tags, summary: 'Providers and their targets' } }, async () => {
+  app.get('/api/v1/supplier_a_quantum/providers', { preValidation: deps.auth, schema: { tags, summary: 'Providers and their targets', security, response: { 200: ProvidersA, ...errors } } }, async () => {
     const targets = await deps.adapters[S].targets();
     const byProvider = new Map<string, typeof targets>();
     for (const t of targets) byProvider.set(t.provider, [...(byProvider.get(t.provider) ?? []), t]);
@@ -38,7 +39,7 @@ export function registerSupplierA(app: ServiceApp, deps: Deps): void {
     };
   });
 
-  app.post('/api/v1/supplier_a_quantum/estimate', { preValidation: deps.auth, schema: { tags, summary: 'Cost of a run, per AQT', body: Body } }, async (req) => {
+  app.post('/api/v1/supplier_a_quantum/estimate', { preValidation: deps.auth, schema: { tags, summary: 'Cost of a run, per AQT', security, body: Body, response: { 200: EstimateA, ...errors } } }, async (req) => {
     const b = req.body;
     const t = await target(b.provider, b.target);
     const { cost } = priced(t, b.qasm, b.shots);
@@ -48,7 +49,7 @@ export function registerSupplierA(app: ServiceApp, deps: Deps): void {
     };
   });
 
-  app.post('/api/v1/supplier_a_quantum/execute', { preValidation: deps.auth, schema: { tags, summary: 'Run a circuit', body: Body } }, async (req, reply) => {
+  app.post('/api/v1/supplier_a_quantum/execute', { preValidation: deps.auth, schema: { tags, summary: 'Run a circuit', security, body: Body, response: { 201: ExecuteA, ...errors } } }, async (req, reply) => {
     const b = req.body;
     const t = await target(b.provider, b.target);
     const { job, cost } = await submitSupplierJob(deps, { who: who(req), target: t, qasm: b.qasm, shots: b.shots });
@@ -56,13 +57,13 @@ export function registerSupplierA(app: ServiceApp, deps: Deps): void {
     return { job_id: job.publicId, status: statusWord(S, job.status), provider: t.provider, target: t.id, estimated_cost: cost.usd };
   });
 
-  app.get('/api/v1/supplier_a_quantum/status/:job_id', { preValidation: deps.auth, schema: { tags, summary: 'Job status and result', params: JobIdParam } }, async (req) => {
+  app.get('/api/v1/supplier_a_quantum/status/:job_id', { preValidation: deps.auth, schema: { tags, summary: 'Job status and result', security, params: JobIdParam, response: { 200: StatusA, ...errors } } }, async (req) => {
     const job = await findJob(deps.ctx.db, who(req).accountId, S, req.params.job_id);
     if (!job) throw supplierError('JOB_NOT_FOUND', `Job ${req.params.job_id} not found`, { supplier: S });
     return supplierAView(await refresh(deps, job));
   });
 
-  app.delete('/api/v1/supplier_a_quantum/jobs/:job_id', { preValidation: deps.auth, schema: { tags, summary: 'Cancel a queued job', params: JobIdParam } }, async (req) => {
+  app.delete('/api/v1/supplier_a_quantum/jobs/:job_id', { preValidation: deps.auth, schema: { tags, summary: 'Cancel a queued job', security, params: JobIdParam, response: { 200: StatusA, ...errors } } }, async (req) => {
     const job = await findJob(deps.ctx.db, who(req).accountId, S, req.params.job_id);
     if (!job) throw supplierError('JOB_NOT_FOUND', `Job ${req.params.job_id} not found`, { supplier: S });
     return supplierAView(await cancelSupplierJob(deps, job));

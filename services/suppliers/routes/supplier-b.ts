@@ -7,6 +7,7 @@ import { cancelSupplierJob, findTarget, priced, refresh, submitSupplierJob, type
 import { costModelOf, RATES } from '../pricing.ts';
 import { findJob } from '../store.ts';
 import { statusWord, supplierBView } from '../views.ts';
+import { BackendsB, errors, EstimateB, ExecuteB, security, StatusB } from './responses.ts';
 import { JobIdParam, Qasm, Shots } from './schemas.ts';
 
 const S = 'supplier_b_quantum' as const;
@@ -14,7 +15,7 @@ const Body = Type.Object({ qasm: Qasm, backend: Type.String({ minLength: 1, maxL
 const tags = ['Supplier B'];
 
 export function registerSupplierB(app: ServiceApp, deps: Deps): void {
-  app.get('/api/v1/supplier_b_quantum/backends', { preValidation: deps.auth, schema: { tags, summary: 'Backends' } }, async () => ({
+  app.get('/api/v1/supplier_b_quantum/backends', { preValidation: deps.auth, schema: { tags, summary: 'Backends', security, response: { 200: BackendsB, ...errors } } }, async () => ({
     backends: (await deps.adapters[S].targets()).map((t) => ({
       name: t.id,
       num_qubits: t.numQubits,
@@ -25,7 +26,7 @@ export function registerSupplierB(app: ServiceApp, deps: Deps): void {
     })),
   }));
 
-  app.post('/api/v1/supplier_b_quantum/estimate', { preValidation: deps.auth, schema: { tags, summary: 'Cost of a run in quantum seconds', body: Body } }, async (req) => {
+  app.post('/api/v1/supplier_b_quantum/estimate', { preValidation: deps.auth, schema: { tags, summary: 'Cost of a run in quantum seconds', security, body: Body, response: { 200: EstimateB, ...errors } } }, async (req) => {
     const b = req.body;
     const t = await findTarget(deps, S, b.backend, 'backend');
     const { cost } = priced(t, b.qasm, b.shots);
@@ -33,7 +34,7 @@ export function registerSupplierB(app: ServiceApp, deps: Deps): void {
     return { backend: t.id, estimated_cost_qsh: cost.usd, quantum_seconds: cost.quantumSeconds ?? 0, shots: b.shots, currency: 'USD', cost_breakdown: cost.breakdown };
   });
 
-  app.post('/api/v1/supplier_b_quantum/execute', { preValidation: deps.auth, schema: { tags, summary: 'Run a circuit with the sampler primitive', body: Body } }, async (req, reply) => {
+  app.post('/api/v1/supplier_b_quantum/execute', { preValidation: deps.auth, schema: { tags, summary: 'Run a circuit with the sampler primitive', security, body: Body, response: { 201: ExecuteB, ...errors } } }, async (req, reply) => {
     const b = req.body;
     const t = await findTarget(deps, S, b.backend, 'backend');
     const { job } = await submitSupplierJob(deps, { who: who(req), target: t, qasm: b.qasm, shots: b.shots });
@@ -41,13 +42,13 @@ export function registerSupplierB(app: ServiceApp, deps: Deps): void {
     return { job_id: job.publicId, status: statusWord(S, job.status), backend: t.id };
   });
 
-  app.get('/api/v1/supplier_b_quantum/status/:job_id', { preValidation: deps.auth, schema: { tags, summary: 'Job status and result', params: JobIdParam } }, async (req) => {
+  app.get('/api/v1/supplier_b_quantum/status/:job_id', { preValidation: deps.auth, schema: { tags, summary: 'Job status and result', security, params: JobIdParam, response: { 200: StatusB, ...errors } } }, async (req) => {
     const job = await findJob(deps.ctx.db, who(req).accountId, S, req.params.job_id);
     if (!job) throw supplierError('JOB_NOT_FOUND', `Job ${req.params.job_id} not found`, { supplier: S });
     return supplierBView(await refresh(deps, job));
   });
 
-  app.delete('/api/v1/supplier_b_quantum/jobs/:job_id', { preValidation: deps.auth, schema: { tags, summary: 'Cancel a queued job', params: JobIdParam } }, async (req) => {
+  app.delete('/api/v1/supplier_b_quantum/jobs/:job_id', { preValidation: deps.auth, schema: { tags, summary: 'Cancel a queued job', security, params: JobIdParam, response: { 200: StatusB, ...errors } } }, async (req) => {
     const job = await findJob(deps.ctx.db, who(req).accountId, S, req.params.job_id);
     if (!job) throw supplierError('JOB_NOT_FOUND', `Job ${req.params.job_id} not found`, { supplier: S });
     return supplierBView(await cancelSupplierJob(deps, job));

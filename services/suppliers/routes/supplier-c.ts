@@ -6,6 +6,7 @@ import { supplierError } from '../errors.ts';
 import { cancelSupplierJob, findTarget, priced, refresh, submitSupplierJob, type Deps } from '../jobs.ts';
 import { findJob } from '../store.ts';
 import { statusWord, supplierCView } from '../views.ts';
+import { DevicesC, errors, EstimateC, ExecuteC, security, StatusC } from './responses.ts';
 import { Qasm, Shots, TaskIdParam } from './schemas.ts';
 
 const S = 'supplier_c' as const;
@@ -20,7 +21,7 @@ const ExecuteBody = Type.Object({
 const tags = ['Supplier C'];
 
 export function registerSupplierC(app: ServiceApp, deps: Deps): void {
-  app.get('/api/v1/supplier_c/devices', { preValidation: deps.auth, schema: { tags, summary: 'Devices' } }, async () => ({
+  app.get('/api/v1/supplier_c/devices', { preValidation: deps.auth, schema: { tags, summary: 'Devices', security, response: { 200: DevicesC, ...errors } } }, async () => ({
     devices: (await deps.adapters[S].targets()).map((t) => ({
       arn: t.id,
       name: t.name,
@@ -31,7 +32,7 @@ export function registerSupplierC(app: ServiceApp, deps: Deps): void {
     })),
   }));
 
-  app.post('/api/v1/supplier_c/estimate', { preValidation: deps.auth, schema: { tags, summary: 'Cost of a task: per shot plus task fee', body: EstimateBody } }, async (req) => {
+  app.post('/api/v1/supplier_c/estimate', { preValidation: deps.auth, schema: { tags, summary: 'Cost of a task: per shot plus task fee', security, body: EstimateBody, response: { 200: EstimateC, ...errors } } }, async (req) => {
     const b = req.body;
     const t = await findTarget(deps, S, b.device_arn, 'device_arn');
     const { cost } = priced(t, b.qasm, b.shots);
@@ -42,7 +43,7 @@ export function registerSupplierC(app: ServiceApp, deps: Deps): void {
     };
   });
 
-  app.post('/api/v1/supplier_c/execute', { preValidation: deps.auth, schema: { tags, summary: 'Create a quantum task', body: ExecuteBody } }, async (req, reply) => {
+  app.post('/api/v1/supplier_c/execute', { preValidation: deps.auth, schema: { tags, summary: 'Create a quantum task', security, body: ExecuteBody, response: { 201: ExecuteC, ...errors } } }, async (req, reply) => {
     const b = req.body;
     const t = await findTarget(deps, S, b.device_arn, 'device_arn');
     const { job } = await submitSupplierJob(deps, {
@@ -52,13 +53,13 @@ export function registerSupplierC(app: ServiceApp, deps: Deps): void {
     return { task_id: job.publicId, status: statusWord(S, job.status), device: t.id, shots: job.shots };
   });
 
-  app.get('/api/v1/supplier_c/status/:task_id', { preValidation: deps.auth, schema: { tags, summary: 'Task status and result', params: TaskIdParam } }, async (req) => {
+  app.get('/api/v1/supplier_c/status/:task_id', { preValidation: deps.auth, schema: { tags, summary: 'Task status and result', security, params: TaskIdParam, response: { 200: StatusC, ...errors } } }, async (req) => {
     const job = await findJob(deps.ctx.db, who(req).accountId, S, req.params.task_id);
     if (!job) throw supplierError('JOB_NOT_FOUND', `Task ${req.params.task_id} not found`, { supplier: S });
     return supplierCView(await refresh(deps, job));
   });
 
-  app.delete('/api/v1/supplier_c/jobs/:task_id', { preValidation: deps.auth, schema: { tags, summary: 'Cancel a queued task', params: TaskIdParam } }, async (req) => {
+  app.delete('/api/v1/supplier_c/jobs/:task_id', { preValidation: deps.auth, schema: { tags, summary: 'Cancel a queued task', security, params: TaskIdParam, response: { 200: StatusC, ...errors } } }, async (req) => {
     const job = await findJob(deps.ctx.db, who(req).accountId, S, req.params.task_id);
     if (!job) throw supplierError('JOB_NOT_FOUND', `Task ${req.params.task_id} not found`, { supplier: S });
     return supplierCView(await cancelSupplierJob(deps, job));

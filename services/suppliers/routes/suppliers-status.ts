@@ -3,9 +3,10 @@ import type { ServiceApp } from '../../../platform/http/app.ts';
 import { SUPPLIER_NAMES, type SupplierTarget } from '../catalog.ts';
 import { SUPPLIER_IDS } from '../config.ts';
 import type { Deps } from '../jobs.ts';
+import { security } from './responses.ts';
 
 export function registerSuppliersStatus(app: ServiceApp, deps: Deps): void {
-  app.get('/api/v1/suppliers/status', { preValidation: deps.auth, schema: { tags: ['Suppliers'], summary: 'Suppliers and their providers' } }, async () => {
+  app.get('/api/v1/suppliers/status', { preValidation: deps.auth, schema: { security, tags: ['Suppliers'], summary: 'Suppliers and their providers' } }, async () => {
     const suppliers = [];
     for (const id of SUPPLIER_IDS) {
       const adapter = deps.adapters[id];

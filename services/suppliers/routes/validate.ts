@@ -14,6 +14,7 @@ import type { Deps } from '../jobs.ts';
 import { supplierPlan, type SupplierPlan } from '../plans.ts';
 import { pickTargets } from '../targets.ts';
 import { Qasm } from './schemas.ts';
+import { security } from './responses.ts';
 
 interface Finding {
   code: string;
@@ -51,7 +52,7 @@ export function registerValidate(app: ServiceApp, deps: Deps): void {
     {
       preValidation: deps.auth,
       schema: {
-        tags: ['Catalog'],
+        security, tags: ['Catalog'],
         summary: 'Validate a circuit for target backends without running it',
         body: Type.Object({ qasm: Qasm, targets: TargetRefs, shots: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000 })) }),
       },

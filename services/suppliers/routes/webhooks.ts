@@ -10,6 +10,7 @@ import { deleteWebhook, listDeliveries, listWebhooks, registerWebhook, WebhookEr
 import { who } from '../auth.ts';
 import { supplierError } from '../errors.ts';
 import { SERVICE, type Deps } from '../jobs.ts';
+import { security } from './responses.ts';
 
 export const EVENTS = ['job.completed', 'job.failed', 'optimization.done', 'batch.completed'] as const;
 const tags = ['Webhooks'];
@@ -22,7 +23,7 @@ export function registerWebhooks(app: ServiceApp, deps: Deps): void {
     {
       preValidation: deps.auth,
       schema: {
-        tags,
+        security, tags,
         summary: 'Register a webhook',
         body: Type.Object({
           url: Type.String({ minLength: 1, maxLength: 2048 }),
@@ -45,18 +46,18 @@ export function registerWebhooks(app: ServiceApp, deps: Deps): void {
     },
   );
 
-  app.get('/api/v1/webhooks', { preValidation: deps.auth, schema: { tags, summary: 'The account webhooks' } }, async (req) => ({
+  app.get('/api/v1/webhooks', { preValidation: deps.auth, schema: { security, tags, summary: 'The account webhooks' } }, async (req) => ({
     webhooks: (await listWebhooks(deps.ctx.db, { accountId: who(req).accountId, service: SERVICE })).map(view),
   }));
 
-  app.get('/api/v1/webhooks/:webhook_id/deliveries', { preValidation: deps.auth, schema: { tags, summary: 'Delivery log of a webhook', params: IdParam } }, async (req) => {
+  app.get('/api/v1/webhooks/:webhook_id/deliveries', { preValidation: deps.auth, schema: { security, tags, summary: 'Delivery log of a webhook', params: IdParam } }, async (req) => {
     const accountId = who(req).accountId;
     const mine = (await listWebhooks(deps.ctx.db, { accountId, service: SERVICE })).some((w) => w.id === req.params.webhook_id);
     if (!mine) throw supplierError('NOT_FOUND', `Webhook ${req.params.webhook_id} not found`);
     return { deliveries: await listDeliveries(deps.ctx.db, { accountId, service: SERVICE, webhookId: req.params.webhook_id }) };
   });
 
-  app.delete('/api/v1/webhooks/:webhook_id', { preValidation: deps.auth, schema: { tags, summary: 'Remove a webhook', params: IdParam } }, async (req) => {
+  app.delete('/api/v1/webhooks/:webhook_id', { preValidation: deps.auth, schema: { security, tags, summary: 'Remove a webhook', params: IdParam } }, async (req) => {
     const ok = await deleteWebhook(deps.ctx.db, { accountId: who(req).accountId, service: SERVICE }, req.params.webhook_id);
     if (!ok) throw supplierError('NOT_FOUND', `Webhook ${req.params.webhook_id} not found`);
     return { webhook_id: req.params.webhook_id, deleted: true };

@@ -36,7 +36,7 @@ after(async () => {
   receiver.close();
 });
 
-async function delivered(event: string, match: (b: any) => boolean, ms = 30_000) {
+async function delivered(event: string, match: (b: any) => boolean, ms = 120_000) {
   const end = Date.now() + ms;
   for (;;) {
     const hit = received.find((d) => d.body.event === event && match(d.body));

@@ -29,7 +29,7 @@ export async function credit(svc: TestService, accountId: string, usd: number): 
 }
 
 /** Polls a status path until the job's status is one of `done` (case-insensitive). */
-export async function waitStatus(get: (p: string) => Promise<{ status: number; body: any }>, path: string, done = ['completed', 'failed', 'cancelled'], ms = 30_000) {
+export async function waitStatus(get: (p: string) => Promise<{ status: number; body: any }>, path: string, done = ['completed', 'failed', 'cancelled'], ms = 120_000) {
   const end = Date.now() + ms;
   for (;;) {
     const r = await get(path);

@@ -27,6 +27,13 @@ export interface GatewayBuildOptions extends GatewayOptions {
   models?: LanguageConfig;
 }
 
+const gateways = new WeakMap<ServiceApp, Gateway>();
+
+/** The call pipeline of a built app (tests flush its leases to read the ledger at once). */
+export function gatewayOf(app: ServiceApp): Gateway | undefined {
+  return gateways.get(app);
+}
+
 export async function build(ctx: ServiceContext, options: GatewayBuildOptions): Promise<ServiceApp> {
   const config = options.models ?? loadConfig();
   const catalog = buildCatalog(config);
@@ -54,8 +61,9 @@ export async function build(ctx: ServiceContext, options: GatewayBuildOptions): 
   const models = new ModelRegistry(config);
   const gateway = new Gateway(ctx, models, catalog, await keyAuthenticatorFor(ctx.db), options);
   await gateway.startRepair();
+  gateways.set(app, gateway);
   app.addHook('onClose', async () => {
-    gateway.stop();
+    await gateway.close();
     await models.close();
   });
   const sessions = new ConsoleSessions(ctx.db, {

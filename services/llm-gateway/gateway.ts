@@ -1,34 +1,38 @@
 /**
  * One chat call from admission to settlement:
- *   balance > 0 (402) -> model in the catalog (403) -> rpm/tpm (429) -> hold of the worst
- *   case against the balance and the key's spendLimit (402) -> the model -> settle the
- *   actual usage, release the rest, record usage per key, model and day.
- * A call that fails before generating anything releases its whole hold; a stream cut off by
- * the client, by a revoked key or by the upstream settles what was generated.
+ *   balance > 0 (402) -> model in the catalog (403) -> rpm/tpm (429) -> the worst case
+ *   reserved against the balance and the key's spendLimit (402) -> the model -> the actual
+ *   usage charged, the rest given back, usage recorded per key, model and day.
+ * The money goes through credit leases (leases.ts): in the common case no step of a call waits
+ * on the database; finished calls are written to the ledger in batches.
+ * A call that fails before generating anything gives back its whole reservation; a stream cut
+ * off by the client, by a revoked key or by the upstream settles what was generated.
  */
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { ServerResponse } from 'node:http';
 import type { ModelRegistry } from '../../engines/language/registry.ts';
 import type { ChatChunk, ChatRequest, FinishReason, Usage } from '../../engines/language/types.ts';
-import { BillingError, availableMicros, placeHold, releaseHold, repairHolds, settleHold, type Hold } from '../../platform/billing/index.ts';
+import { BillingError, repairHolds } from '../../platform/billing/index.ts';
 import type { KeyAuthenticator } from '../../platform/identity/key-cache.ts';
 import type { Identity } from '../../platform/identity/keys.ts';
 import type { ServiceContext } from '../../platform/service.ts';
 import type { Catalog, GatewayModel } from './catalog.ts';
 import { errors, gatewayError } from './errors.ts';
 import { SERVICE_ID, limitsOf, spendScope, type KeyLimits } from './keys.ts';
-import { addTokens, admit, pruneMinutes } from './limits.ts';
+import { CreditLeases, type LeaseOptions, type Reservation } from './leases.ts';
+import { MinuteCounters } from './limits.ts';
 import { promptTokensEstimate, usageCost, worstCaseMicros } from './metering.ts';
 import type { ChatCall } from './request.ts';
 import { modelLayerError } from './upstream-errors.ts';
-import { recordUsage } from './usage.ts';
 
 export interface GatewayOptions {
   /** Longest a call may run, streamed or not (default 10 minutes); its hold expires a minute later. */
   maxCallMs?: number;
   /** How often a stream re-checks that its key is still valid (default 500 ms). */
   keyRecheckMs?: number;
+  /** Credit leases: flush interval, idle time, sizes (leases.ts). */
+  leases?: LeaseOptions;
 }
 
 const OWNER = `${SERVICE_ID}@${hostname()}:${process.pid}`;
@@ -54,8 +58,8 @@ export interface CompletionBody {
 export interface Admitted {
   requestId: string;
   model: GatewayModel;
-  hold: Hold;
-  minute: Date | null;
+  money: Reservation;
+  minute: number | null;
 }
 
 export class Gateway {
@@ -63,6 +67,8 @@ export class Gateway {
   private repairTimer: NodeJS.Timeout | null = null;
   readonly maxCallMs: number;
   readonly keyRecheckMs: number;
+  readonly leases: CreditLeases;
+  readonly minutes = new MinuteCounters();
 
   constructor(
     readonly ctx: ServiceContext,
@@ -73,11 +79,15 @@ export class Gateway {
   ) {
     this.maxCallMs = options.maxCallMs ?? 600_000;
     this.keyRecheckMs = options.keyRecheckMs ?? 500;
+    this.leases = new CreditLeases(ctx.db, ctx.now, { service: SERVICE_ID, owner: OWNER, maxCallMs: this.maxCallMs, scope: spendScope }, options.leases, (err) =>
+      console.error(err instanceof Error ? err.message : err),
+    );
   }
 
   /**
-   * Holds of calls whose process died: released at start (same host, process gone) or once
-   * expired (any host). A call that never finished charges nothing. Then every minute.
+   * Holds (calls' and leases') of processes that died: released at start (same host, process
+   * gone) or once expired (any host). A call that never finished charges nothing; a lease gives
+   * back what it has left (charges it had not written yet are lost: leases.ts). Then every minute.
    */
   async startRepair(): Promise<void> {
     const run = async (): Promise<void> => {
@@ -91,16 +101,19 @@ export class Gateway {
           return dead || expired ? { release: true } : null;
         },
       });
-      await pruneMinutes(this.ctx.db, now);
+      this.minutes.prune(now);
     };
     await run();
     this.repairTimer = setInterval(() => void run().catch(() => {}), 60_000);
     this.repairTimer.unref();
+    this.leases.start();
   }
 
-  stop(): void {
+  /** Stops repair, lets running calls finish (briefly), writes every charge and gives the leases back. */
+  async close(): Promise<void> {
     if (this.repairTimer) clearInterval(this.repairTimer);
     this.repairTimer = null;
+    await this.leases.close();
   }
 
   /** Limits of a key, cached for 5 s (dropped at once when this process changes them). */
@@ -117,12 +130,12 @@ export class Gateway {
     this.limitCache.delete(keyId);
   }
 
-  /** 402 before anything runs when the workspace has no credit left (spec rule 1). */
+  /** 402 before anything runs when the workspace has no credit left (spec rule 1); lease money counts as credit. */
   async requireCredit(identity: Identity): Promise<void> {
-    if ((await availableMicros(this.ctx.db, identity.accountId)) <= 0) throw errors.insufficientCredits();
+    if (!(await this.leases.hasCredit(identity.accountId, identity.keyId))) throw errors.insufficientCredits();
   }
 
-  /** Everything before the model runs; on success the call's worst case is held. */
+  /** Everything before the model runs; on success the call's worst case is reserved. */
   async admit(identity: Identity, call: ChatCall): Promise<Admitted> {
     await this.requireCredit(identity);
     const requestId = `chatcmpl-${randomUUID().replaceAll('-', '')}`;
@@ -134,24 +147,16 @@ export class Gateway {
     }
     const limits = await this.limits(identity.keyId);
     const now = this.ctx.now();
-    const minute = await admit(this.ctx.db, identity.keyId, limits, now, requestId);
-    let hold: Hold;
+    const minute = this.minutes.admit(identity.keyId, limits, now, requestId);
+    let money: Reservation;
     try {
-      hold = await placeHold(this.ctx.db, {
-        accountId: identity.accountId,
-        service: SERVICE_ID,
-        reference: requestId,
-        micros: worstCaseMicros(call, model),
-        owner: OWNER,
-        expiresAt: new Date(now.getTime() + this.maxCallMs + 60_000),
-        limit: limits.spendLimitMicros === null ? null : { scope: spendScope(identity.keyId), maxMicros: limits.spendLimitMicros },
-      });
+      money = await this.leases.reserve(identity.accountId, identity.keyId, limits.spendLimitMicros, worstCaseMicros(call, model), requestId);
     } catch (err) {
       if (err instanceof BillingError && err.code === 'limit_reached') throw errors.spendLimit();
       if (err instanceof BillingError) throw errors.insufficientCredits();
       throw err;
     }
-    return { requestId, model, hold, minute };
+    return { requestId, model, money, minute };
   }
 
   request(call: ChatCall, signal: AbortSignal): ChatRequest {
@@ -162,25 +167,21 @@ export class Gateway {
     return req;
   }
 
-  /** Charges `usage` (capped at the hold), records it per key, model and day. */
+  /** Charges `usage` (capped at the worst case reserved), records it per key, model and day. */
   async settle(identity: Identity, a: Admitted, usage: Usage): Promise<void> {
-    const cost = usageCost(a.model, usage);
-    const closed = await settleHold(this.ctx.db, a.hold.id, cost);
-    const charged = closed?.chargedMicros ?? 0;
-    await recordUsage(this.ctx.db, {
+    if (a.minute !== null) this.minutes.addTokens(identity.keyId, a.minute, usage.prompt_tokens + usage.completion_tokens);
+    await this.leases.finish(a.money, usageCost(a.model, usage), a.requestId, {
       keyId: identity.keyId,
       accountId: identity.accountId,
       model: a.model.id,
       at: this.ctx.now(),
       promptTokens: usage.prompt_tokens,
       completionTokens: usage.completion_tokens,
-      costMicros: charged,
     });
-    if (a.minute) await addTokens(this.ctx.db, identity.keyId, a.minute, usage.prompt_tokens + usage.completion_tokens);
   }
 
   async release(a: Admitted): Promise<void> {
-    await releaseHold(this.ctx.db, a.hold.id);
+    await this.leases.cancel(a.money);
   }
 
   /** A whole (non-streamed) completion. */

@@ -98,6 +98,8 @@ test('rpmLimit and tpmLimit answer 429 naming the limit, without Retry-After, an
   assert.equal(limited.status, 429);
   assert.deepEqual(limited.body, { error: { message: "Rate limit reached: this API key's rpmLimit is 2 requests per minute", type: 'rate_limit_error' } });
   assert.equal(limited.headers.get('retry-after'), null);
+  // The key's lease given back, nothing is held: the 429 held nothing.
+  await gw.drain();
   const before = await getBalance(gw.db, accountId);
   assert.equal(before.heldMicros, 0);
 
@@ -150,6 +152,7 @@ test('a key revoked mid-stream ends the stream with the 401 error frame and char
   assert.ok(!text.includes('[DONE]'));
   const delivered = (text.match(/"content":"[^"]+"/g) ?? []).length;
   assert.ok(delivered < 20);
+  await gw.drain();
   const [usage] = await gw.db.query<{ completion_tokens: number; cost_micros: number; prompt_tokens: number }>(
     'SELECT prompt_tokens, completion_tokens, cost_micros FROM llm_gateway_usage WHERE key_id = $1',
     [ws.keyId],

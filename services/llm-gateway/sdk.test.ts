@@ -53,6 +53,7 @@ test('the built-in model answers through the SDK, whole and streamed, and its us
   assert.ok(finish === 'stop' || finish === 'length');
   // 0.10 and 0.40 dollars per million tokens: micro-dollars 0.1 and 0.4 per token, rounded up per call.
   const expected = Math.ceil(whole.usage!.prompt_tokens * 0.1 + whole.usage!.completion_tokens * 0.4 - 1e-9);
+  await gw.drain();
   const [first] = await gw.db.query<{ cost_micros: number; requests: number }>("SELECT cost_micros, requests FROM llm_gateway_usage WHERE key_id = $1 AND model = 'lattice-tiny'", [ws.keyId]);
   assert.equal(first!.requests, 2);
   assert.ok(first!.cost_micros >= expected);

@@ -68,7 +68,11 @@ export function registerApiKeys(app: ServiceApp, deps: GatewayDeps): void {
       preHandler: deps.session,
       schema: { tags: [TAG_CONSOLE], summary: 'The workspace keys (never their secrets)', security: cookieSecurity, response: { 200: Type.Object({ data: Type.Array(KeyView) }), '4xx': GatewayError } },
     },
-    async (req) => ({ data: await listKeys(db, deps.sessions.of(req).accountId) }),
+    async (req) => {
+      // Finished calls are written first, so that lastUsedAt includes them.
+      await deps.gateway.leases.flush();
+      return { data: await listKeys(db, deps.sessions.of(req).accountId) };
+    },
   );
   app.patch(
     '/api/api-keys/:id',
@@ -99,6 +103,9 @@ export function registerApiKeys(app: ServiceApp, deps: GatewayDeps): void {
       }
       if ('rpmLimit' in b) patch.rpmLimit = limit(b.rpmLimit, 'rpmLimit', MAX_RATE, true);
       if ('tpmLimit' in b) patch.tpmLimit = limit(b.tpmLimit, 'tpmLimit', MAX_RATE, true);
+      // This process's leases of the key were placed under the old limits: their charges are
+      // written and what they have left given back before the key's spend is recounted.
+      if (patch.spendLimitMicros !== undefined) await deps.gateway.leases.retireKey(id);
       const updated = await updateKey(db, accountId, id, patch);
       deps.gateway.forgetLimits(id);
       return updated;

@@ -81,6 +81,8 @@ export async function registerConsolePage(app: ServiceApp, deps: GatewayDeps): P
     const session = await deps.sessions.find(req);
     if (!session) return sendPage(reply, { ...page, title: 'Sign in · Lattice gateway', body: signInView() });
     const now = deps.ctx.now();
+    // As GET /api/usage: finished calls written and idle leases given back before the balance is read.
+    await deps.gateway.leases.returnIdle(session.accountId);
     const [balance, keys, usage] = await Promise.all([
       getBalance(deps.ctx.db, session.accountId),
       listKeys(deps.ctx.db, session.accountId),

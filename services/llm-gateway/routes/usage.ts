@@ -9,7 +9,7 @@ import { TAG_CONSOLE, cookieSecurity, type GatewayDeps } from './context.ts';
 const Usage = Type.Object({
   balance: Type.Object({
     available_usd: Type.Number({ description: 'what the workspace may still spend' }),
-    held_usd: Type.Number({ description: 'set aside for calls running now' }),
+    held_usd: Type.Number({ description: 'set aside for calls running now, and credit leased by gateway processes for their next calls' }),
   }),
   days: Type.Array(Type.Object({ date: Type.String(), cost_usd: Type.Number(), requests: Type.Integer(), tokens: Type.Integer() }), { description: 'every UTC day of the period, oldest first' }),
   keys: Type.Array(Type.Object({ id: Type.String(), name: Type.Union([Type.String(), Type.Null()]), cost_usd: Type.Number(), requests: Type.Integer(), tokens: Type.Integer() })),
@@ -44,6 +44,9 @@ export function registerUsage(app: ServiceApp, deps: GatewayDeps): void {
       const accountId = deps.sessions.of(req).accountId;
       const days = (req.query as { days: number }).days;
       const now = deps.ctx.now();
+      // This process's finished calls are written and its idle leases of the workspace given
+      // back first, so that "held" is what running calls (and other processes' leases) hold.
+      await deps.gateway.leases.returnIdle(accountId);
       const [balance, rows] = await Promise.all([getBalance(deps.ctx.db, accountId), readUsage(deps.ctx.db, accountId, now, days)]);
       const perDay = new Map<string, { date: string; cost_usd: number; requests: number; tokens: number }>();
       for (let i = days - 1; i >= 0; i--) {

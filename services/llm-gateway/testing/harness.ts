@@ -6,7 +6,7 @@ import { createAccount } from '../../../platform/identity/accounts.ts';
 import { createConsoleUser } from '../../../platform/identity/console-users.ts';
 import type { ServiceDefinition } from '../../../platform/service.ts';
 import { call, startTestService, type TestService } from '../../../platform/testing/harness.ts';
-import type { GatewayOptions } from '../gateway.ts';
+import type { Gateway, GatewayOptions } from '../gateway.ts';
 import { createConsoleKey } from '../keys.ts';
 import { llmGatewayService } from '../service.ts';
 
@@ -15,6 +15,15 @@ export interface GatewayUnderTest extends TestService {
   workspace(usd?: number): Promise<{ accountId: string; key: string; keyId: string }>;
   /** A console user of `accountId` (a new workspace when omitted), signed in: its cookie header. */
   signIn(accountId?: string): Promise<{ cookie: string; accountId: string; email: string; password: string }>;
+  /** The call pipeline (its credit leases). */
+  gateway: Gateway;
+  /**
+   * Writes every finished call to the ledger and gives back every lease no call runs on: the
+   * ledger, the usage rows and the balance then read exactly as after per-call settlement.
+   */
+  drain(): Promise<void>;
+  /** Another gateway instance (own leases, own port) on the same store, as a second process would be. */
+  another(): Promise<{ url: string; gateway: Gateway; close(): Promise<void> }>;
 }
 
 /** Models served by `upstreamUrl` (a fake upstream), priced 1 and 2 micro-dollars per input and output token. */
@@ -44,9 +53,20 @@ export async function startGateway(options: GatewayOptions & { models?: ReturnTy
     },
   };
   const service = await startTestService(def);
+  const { gatewayOf, build } = await import('../app.ts');
+  const gateway = gatewayOf(service.app)!;
   let n = 0;
   const newAccount = async () => (await createAccount(service.db, { email: `ws${++n}-${randomBytes(4).toString('hex')}@example.test` })).id;
   return Object.assign(service, {
+    gateway,
+    drain: () => gateway.leases.drain(),
+    async another() {
+      const app = await build(service.ctx, { prefix: '', ...options });
+      await app.listen({ port: 0, host: '127.0.0.1' });
+      const address = app.server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      return { url: `http://127.0.0.1:${port}`, gateway: gatewayOf(app)!, close: () => app.close() };
+    },
     async workspace(usd = 10) {
       const accountId = await newAccount();
       if (usd > 0) await topUp(service.db, { accountId, micros: Math.round(usd * 1e6) });

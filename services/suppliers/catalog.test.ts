@@ -230,6 +230,19 @@ describe('jobs, batches and webhooks', () => {
   });
 });
 
+describe('webhook removal', () => {
+  test('DELETE /api/v1/webhooks/{id} removes it; another account\'s delete and a second delete answer 404', async () => {
+    const id = (await c.get('/api/v1/webhooks')).body.webhooks[0].webhook_id;
+    const foreign = await client(svc, (await svc.newKey()).key).del(`/api/v1/webhooks/${id}`);
+    assert.equal(foreign.status, 404);
+    assert.equal(foreign.body.error_code, 'NOT_FOUND');
+    const r = await c.del(`/api/v1/webhooks/${id}`);
+    assert.deepEqual(r.body, { webhook_id: id, deleted: true });
+    assert.equal((await c.del(`/api/v1/webhooks/${id}`)).status, 404);
+    assert.deepEqual((await c.get('/api/v1/webhooks')).body.webhooks, []);
+  });
+});
+
 describe('reports and provenance', () => {
   test('chargeback per provider sums the charges of the job table and the ledger, as JSON and CSV', async () => {
     const r = await c.post('/api/v1/reports/chargeback', { group_by: 'provider' });

@@ -61,14 +61,16 @@ export async function buildPlatform(ctx: ServiceContext, options: { prefix: stri
     void pruneRateCounters(ctx).catch(() => {});
   }, 30_000);
   maintenance.unref();
+  const background = new Set<Promise<unknown>>();
   app.addHook('onClose', async () => {
     clearInterval(maintenance);
+    await Promise.allSettled([...background]);
     await compute.stop();
     await workers.release();
   });
 
   const limit = rateLimit(ctx, perMinute);
-  const deps: PlatformDeps = { ctx, auth: [limit, platformAuth(ctx)], limit, compute };
+  const deps: PlatformDeps = { ctx, auth: [limit, platformAuth(ctx)], limit, compute, background };
   await app.register(
     async (scope) => {
       const s = scope as unknown as ServiceApp;

@@ -5,7 +5,7 @@ import { verifyBundle } from '../../platform/evidence/index.ts';
 import { sha3HashJson } from '../../platform/evidence/index.ts';
 import type { TestService } from '../../platform/testing/harness.ts';
 import { call } from '../../platform/testing/harness.ts';
-import { balance, BELL, client, countRows, fund, holdsOf, JOBS, settled, startPlatform } from './testing.ts';
+import { balance, BELL, client, countRows, fund, holdsOf, JOBS, settled, slowCircuit, startPlatform } from './testing.ts';
 
 let svc: TestService;
 before(async () => {
@@ -100,6 +100,25 @@ describe('QUANTUM_CIRCUIT on the prepaid plan', () => {
     assert.equal(done.body.charged_usd, 0.335);
     assert.ok(done.body.usage_metrics.qpu_seconds >= 0, 'a device reports its run time');
     assert.equal(done.body.usage_metrics.simulator_seconds, null);
+  });
+});
+
+describe('the wall-clock limit of a circuit', () => {
+  test('a run stopped at its limit FAILS and is charged the whole limit it used', async () => {
+    const { key, accountId } = await svc.newKey({ plan: 'prepaid' });
+    await fund(svc.db, accountId, 1);
+    const c = client(svc.url, key);
+    const s = await c.submit({ type: 'QUANTUM_CIRCUIT', qasm: slowCircuit(24, 20), shots: 10, max_runtime_seconds: 1 });
+    assert.equal(s.status, 201, JSON.stringify(s.body));
+    assert.equal(s.body.reservation.held_usd, 0.001);
+    const done = await settled(c, s.body.id, 60);
+    assert.equal(done.body.status, 'FAILED');
+    assert.equal(done.body.error.code, 'TIME_LIMIT_EXCEEDED');
+    assert.equal(done.body.charged_usd, 0.001);
+    assert.equal(done.body.result_verified, false);
+    const [hold] = await holdsOf(svc.db, accountId);
+    assert.equal(hold!.status, 'settled');
+    assert.equal((await balance(svc.db, accountId)).availableMicros, 999_000);
   });
 });
 

@@ -72,7 +72,10 @@ export function registerCancel(app: ServiceApp, deps: PlatformDeps): void {
       }
       const requested = await requestCancel(ctx.db, id, ctx.now());
       // The provider confirms the abort in the background; the job reads CANCEL_REQUESTED until then.
-      void cancelJob(ctx, { service: SERVICE, accountId }, id).catch((err) => req.log.warn({ err }, 'platform cancel'));
+      const aborting = cancelJob(ctx, { service: SERVICE, accountId }, id)
+        .catch((err) => req.log.warn({ err }, 'platform cancel'))
+        .finally(() => deps.background.delete(aborting));
+      deps.background.add(aborting);
       return jobView(requested ?? (await selectJob(ctx.db, accountId, id))!);
     },
   );

@@ -10,6 +10,8 @@ export interface PlatformDeps {
   /** Per-IP rate limit only (the unauthenticated key list). */
   limit: preHandlerAsyncHookHandler;
   compute: ComputeRunner;
+  /** Work a route started and did not wait for (a running circuit's abort); the app waits for it on close. */
+  background: Set<Promise<unknown>>;
 }
 
 export const TAG = 'Platform execution';

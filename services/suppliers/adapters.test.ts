@@ -95,7 +95,7 @@ describe('with credentials, each adapter speaks its supplier\'s API', () => {
 
   test('supplier B: backends from the configuration; the sampler gets an ISA circuit; counts from hex samples', async () => {
     const b = await c.get('/api/v1/supplier_b_quantum/backends');
-    assert.deepEqual(b.body.backends.map((x: any) => [x.name, x.num_qubits, x.type, x.status, x.processor]), [['mock_eagle', 5, 'qpu', 'ONLINE', 'Eagle r3']]);
+    assert.deepEqual(b.body.backends.map((x: any) => [x.name, x.num_qubits, x.type, x.status, x.processor]), [['mock_eagle', 5, 'qpu', 'ONLINE', 'Eagle r3'], ['mock_ecr', 5, 'qpu', 'ONLINE', 'Eagle r3']]);
     const r = await c.post('/api/v1/supplier_b_quantum/execute', { qasm: ghz(4), backend: 'mock_eagle', shots: 500 });
     assert.equal(r.status, 201, JSON.stringify(r.body));
     const done = await waitStatus(c.get, `/api/v1/supplier_b_quantum/status/${r.body.job_id}`);
@@ -107,6 +107,11 @@ describe('with credentials, each adapter speaks its supplier\'s API', () => {
     const r2 = await c.post('/api/v1/supplier_b_quantum/execute', { qasm: twoRegs, backend: 'mock_eagle', shots: 50 });
     const d2 = await waitStatus(c.get, `/api/v1/supplier_b_quantum/status/${r2.body.job_id}`);
     assert.deepEqual(d2.body.result.counts, { '101': 50 }, 'registers in declaration order, bit 0 rightmost');
+    const ecr = await c.post('/api/v1/supplier_b_quantum/execute', { qasm: ROTATIONS, backend: 'mock_ecr', shots: 2000 });
+    assert.equal(ecr.status, 201, JSON.stringify(ecr.body));
+    const d3 = await waitStatus(c.get, `/api/v1/supplier_b_quantum/status/${ecr.body.job_id}`);
+    const ideal = run(parseQasm(ROTATIONS), { shots: 20_000, seed: 5 }).counts;
+    assert.ok(tvd(d3.body.result.counts, ideal) < 0.06, `an ECR device reads the ideal distribution (distance ${tvd(d3.body.result.counts, ideal)})`);
     assert.deepEqual(mock.problems, []);
   });
 

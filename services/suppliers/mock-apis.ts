@@ -13,6 +13,8 @@ import { signRequest } from './adapters/sigv4.ts';
 
 export const TOKENS = { a: 'aqt-token-1', b: 'runtime-token-1', c: { accessKeyId: 'AKIDMOCK', secretAccessKey: 'mock/secret/key', region: 'eu-west-2' } };
 export const C_DEVICE = 'arn:aws:braket:eu-west-2::device/qpu/mock/Grid-9';
+/** Supplier B's mock backends and their instruction sets. */
+const B_BASIS: Record<string, string[]> = { mock_eagle: ['cx', 'rz', 'sx', 'x'], mock_ecr: ['ecr', 'rz', 'sx', 'x'] };
 
 interface MockJob {
   id: string;
@@ -129,19 +131,29 @@ export async function startMockApis(): Promise<MockApis> {
     if (path.startsWith('/runtime/api/v1/')) {
       if (req.headers.authorization !== `Bearer ${TOKENS.b}` || req.headers['service-crn'] !== 'crn:mock:instance') return json(401, { errors: [{ message: 'unauthorized' }] });
       const p = path.slice('/runtime/api/v1'.length);
-      if (req.method === 'GET' && p === '/backends') return json(200, { devices: ['mock_eagle'] });
-      if (req.method === 'GET' && p === '/backends/mock_eagle/configuration') {
-        const edges = [[0, 1], [1, 0], [1, 2], [2, 1], [2, 3], [3, 2], [3, 4], [4, 3]];
-        return json(200, { backend_name: 'mock_eagle', n_qubits: 5, simulator: false, basis_gates: ['cx', 'rz', 'sx', 'x'], coupling_map: edges, max_shots: 100000, processor_type: { family: 'Eagle', revision: 3 } });
+      if (req.method === 'GET' && p === '/backends') return json(200, { devices: Object.keys(B_BASIS) });
+      const conf = /^\/backends\/(\w+)\/(configuration|status)$/.exec(p);
+      if (req.method === 'GET' && conf && conf[1]! in B_BASIS) {
+        const name = conf[1]!;
+        if (conf[2] === 'status') return json(200, { state: true, status: 'active', backend_name: name, pending_jobs: 0 });
+        // A line of 5 qubits; the ECR device's couplings are one-way, as such devices' are.
+        const edges = name === 'mock_ecr' ? [[0, 1], [2, 1], [2, 3], [4, 3]] : [[0, 1], [1, 0], [1, 2], [2, 1], [2, 3], [3, 2], [3, 4], [4, 3]];
+        return json(200, { backend_name: name, n_qubits: 5, simulator: false, basis_gates: B_BASIS[name], coupling_map: edges, max_shots: 100000, processor_type: { family: 'Eagle', revision: 3 } });
       }
-      if (req.method === 'GET' && p === '/backends/mock_eagle/status') return json(200, { state: true, status: 'active', backend_name: 'mock_eagle', pending_jobs: 0 });
       if (req.method === 'POST' && p === '/jobs') {
         const b = JSON.parse(body);
         const qasm = b.params?.pubs?.[0]?.[0];
+        const basis = B_BASIS[b.backend as string];
+        if (!basis) return json(404, { errors: [{ message: `backend ${b.backend} not found` }] });
         if (b.program_id !== 'sampler' || b.params?.version !== 2 || typeof qasm !== 'string') return json(400, { errors: [{ message: 'bad request' }] });
         if (!/^OPENQASM 3/.test(qasm)) return json(400, { errors: [{ message: 'pubs must be OpenQASM 3' }] });
-        const gates = parseQasm(qasm).ops.filter((o) => o.kind === 'gate').map((o) => (o as { name: string }).name);
-        const foreign = gates.filter((g) => !['cx', 'rz', 'sx', 'x'].includes(g));
+        const gateOps = parseQasm(qasm).ops.filter((o) => o.kind === 'gate') as Array<{ name: string; qubits: number[] }>;
+        const foreign = gateOps.map((o) => o.name).filter((g) => !basis.includes(g));
+        if (b.backend === 'mock_ecr') {
+          const allowed = new Set(['0,1', '2,1', '2,3', '4,3']);
+          const wrong = gateOps.filter((o) => o.qubits.length === 2 && !allowed.has(o.qubits.join(',')));
+          if (wrong.length) foreign.push(...wrong.map((o) => `${o.name} ${o.qubits.join(',')} (not a coupling)`));
+        }
         if (foreign.length) {
           state.problems.push(`runtime non-ISA gates ${foreign.join(',')}`);
           return json(400, { errors: [{ message: `circuit is not ISA: ${foreign.join(', ')}` }] });
@@ -168,7 +180,7 @@ export async function startMockApis(): Promise<MockApis> {
         }
         if (req.method === 'GET' && !m[2]) {
           const status = { queued: 'Queued', done: 'Completed', cancelled: 'Cancelled', error: 'Failed' }[j.status];
-          return json(200, { id: j.id, backend: 'mock_eagle', status, state: { status, ...(j.status === 'error' ? { reason: 'calibration drift' } : {}) }, usage: { quantum_seconds: 2, seconds: 2 } });
+          return json(200, { id: j.id, status, state: { status, ...(j.status === 'error' ? { reason: 'calibration drift' } : {}) }, usage: { quantum_seconds: 2, seconds: 2 } });
         }
       }
     }

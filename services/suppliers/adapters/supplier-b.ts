@@ -58,6 +58,28 @@ export function countsFromSamples(result: SamplerResult, circuit: Circuit): Reco
   return out;
 }
 
+/**
+ * Each cx(c, t) as x(c); ecr(c, t); rz(pi/2)(c); sx(t), equal up to a global phase (checked
+ * against the simulator in adapters.test.ts), so a routed cx circuit runs on an ECR device.
+ */
+export function cxToEcr(c: Circuit): Circuit {
+  const ops: Circuit['ops'] = [];
+  for (const op of c.ops) {
+    if (op.kind !== 'gate' || op.name !== 'cx' || op.condition || op.controls) {
+      ops.push(op);
+      continue;
+    }
+    const [ctl, tgt] = op.qubits as [number, number];
+    ops.push(
+      { kind: 'gate', name: 'x', qubits: [ctl], params: [] },
+      { kind: 'gate', name: 'ecr', qubits: [ctl, tgt], params: [] },
+      { kind: 'gate', name: 'rz', qubits: [ctl], params: [Math.PI / 2] },
+      { kind: 'gate', name: 'sx', qubits: [tgt], params: [] },
+    );
+  }
+  return { ...c, ops };
+}
+
 export class SupplierBAdapter implements SupplierAdapter {
   readonly supplier = SUPPLIER;
   readonly mode = 'remote' as const;
@@ -102,8 +124,12 @@ export class SupplierBAdapter implements SupplierAdapter {
   private async isaCircuit(qasm: string, name: string): Promise<string> {
     const c = await this.configuration(name);
     const device = getBackend(CLASS_DEVICE.supplier_b_quantum)!;
-    const target: Backend = { ...device, id: name, qubits: c.n_qubits, basis_gates: c.basis_gates ?? device.basis_gates, coupling_map: c.coupling_map ?? null };
-    return toQasm(optimizeFor(parseQasm(qasm), qasm, target, 1).circuit, 3);
+    const basis = c.basis_gates ?? device.basis_gates;
+    // The optimizer targets cx/cz-style entanglers; an ECR device is routed for cx first.
+    const viaCx = basis.includes('ecr') && !basis.some((g) => ['cx', 'cz', 'rzz', 'rxx', 'cp'].includes(g));
+    const target: Backend = { ...device, id: name, qubits: c.n_qubits, basis_gates: viaCx ? basis.map((g) => (g === 'ecr' ? 'cx' : g)) : basis, coupling_map: c.coupling_map ?? null };
+    const routed = optimizeFor(parseQasm(qasm), qasm, target, 1).circuit;
+    return toQasm(viaCx ? cxToEcr(routed) : routed, 3);
   }
 
   async submit(job: SupplierJob, _info: CircuitInfo, target: SupplierTarget): Promise<Submitted> {

@@ -30,7 +30,8 @@ before(async () => {
   const config = loadSuppliersConfig({
     LATTICE_SUPPLIER_A_TOKEN: TOKENS.a,
     LATTICE_SUPPLIER_A_URL: `${mock.url}/aqt/api/v1`,
-    LATTICE_SUPPLIER_B_TOKEN: TOKENS.b,
+    LATTICE_SUPPLIER_B_API_KEY: TOKENS.bApiKey,
+    LATTICE_SUPPLIER_B_IAM_URL: `${mock.url}/iam/identity/token`,
     LATTICE_SUPPLIER_B_URL: `${mock.url}/runtime/api/v1`,
     LATTICE_SUPPLIER_B_INSTANCE: 'crn:mock:instance',
     LATTICE_SUPPLIER_C_ACCESS_KEY_ID: TOKENS.c.accessKeyId,
@@ -113,6 +114,7 @@ describe('with credentials, each adapter speaks its supplier\'s API', () => {
     const ideal = run(parseQasm(ROTATIONS), { shots: 20_000, seed: 5 }).counts;
     assert.ok(tvd(d3.body.result.counts, ideal) < 0.06, `an ECR device reads the ideal distribution (distance ${tvd(d3.body.result.counts, ideal)})`);
     assert.deepEqual(mock.problems, []);
+    assert.equal(mock.seen.filter((x) => x === 'token issued').length, 1, 'the API key was exchanged once and the token reused');
   });
 
   test('supplier C: signed requests; a task needs a bucket; results come from the object store', async () => {

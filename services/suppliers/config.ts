@@ -9,7 +9,15 @@ export const SUPPLIER_IDS: readonly SupplierId[] = ['hpc_gpu', 'supplier_b_quant
 export const CLOUD_SUPPLIERS: readonly Exclude<SupplierId, 'hpc_gpu'>[] = ['supplier_a_quantum', 'supplier_b_quantum', 'supplier_c'];
 
 export interface SupplierAConfig { token: string; url: string }
-export interface SupplierBConfig { token: string; url: string; instance: string | null }
+export interface SupplierBConfig {
+  /** A bearer token used as is, or null when one is made from `apiKey`. */
+  token: string | null;
+  /** An API key exchanged for an hour-long bearer token at `iamUrl`. */
+  apiKey?: string | null;
+  iamUrl?: string;
+  url: string;
+  instance: string | null;
+}
 export interface SupplierCConfig {
   accessKeyId: string;
   secretAccessKey: string;
@@ -55,6 +63,7 @@ export function loadSuppliersConfig(env: NodeJS.ProcessEnv = process.env): Suppl
 
   const aToken = text(env, 'LATTICE_SUPPLIER_A_TOKEN');
   const bToken = text(env, 'LATTICE_SUPPLIER_B_TOKEN');
+  const bKey = text(env, 'LATTICE_SUPPLIER_B_API_KEY');
   const cKey = text(env, 'LATTICE_SUPPLIER_C_ACCESS_KEY_ID');
   const cSecret = text(env, 'LATTICE_SUPPLIER_C_SECRET_ACCESS_KEY');
   if (Boolean(cKey) !== Boolean(cSecret)) {
@@ -65,8 +74,11 @@ export function loadSuppliersConfig(env: NodeJS.ProcessEnv = process.env): Suppl
   return {
     emulation: ['on', 'true', '1'].includes(emulationRaw),
     a: aToken ? { token: aToken, url: url(env, 'LATTICE_SUPPLIER_A_URL', 'https://arnica.aqt.eu/api/v1') } : null,
-    b: bToken
-      ? { token: bToken, url: url(env, 'LATTICE_SUPPLIER_B_URL', 'https://quantum.cloud.ibm.com/api/v1'), instance: text(env, 'LATTICE_SUPPLIER_B_INSTANCE') }
+    b: bToken || bKey
+      ? {
+          token: bToken, apiKey: bKey, iamUrl: url(env, 'LATTICE_SUPPLIER_B_IAM_URL', 'https://iam.cloud.ibm.com/identity/token'),
+          url: url(env, 'LATTICE_SUPPLIER_B_URL', 'https://quantum.cloud.ibm.com/api/v1'), instance: text(env, 'LATTICE_SUPPLIER_B_INSTANCE'),
+        }
       : null,
     c: cKey && cSecret
       ? {

@@ -11,7 +11,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { parseQasm, run } from '../../engines/quantum/index.ts';
 import { signRequest } from './adapters/sigv4.ts';
 
-export const TOKENS = { a: 'aqt-token-1', b: 'runtime-token-1', c: { accessKeyId: 'AKIDMOCK', secretAccessKey: 'mock/secret/key', region: 'eu-west-2' } };
+export const TOKENS = { a: 'aqt-token-1', b: 'runtime-token-1', bApiKey: 'runtime-api-key-1', c: { accessKeyId: 'AKIDMOCK', secretAccessKey: 'mock/secret/key', region: 'eu-west-2' } };
 export const C_DEVICE = 'arn:aws:braket:eu-west-2::device/qpu/mock/Grid-9';
 /** Supplier B's mock backends and their instruction sets. */
 const B_BASIS: Record<string, string[]> = { mock_eagle: ['cx', 'rz', 'sx', 'x'], mock_ecr: ['ecr', 'rz', 'sx', 'x'] };
@@ -128,6 +128,13 @@ export async function startMockApis(): Promise<MockApis> {
       }
     }
 
+    if (path === '/iam/identity/token') {
+      const form = new URLSearchParams(body);
+      if (form.get('grant_type') !== 'urn:ibm:params:oauth:grant-type:apikey' || form.get('apikey') !== TOKENS.bApiKey) return json(400, { errorMessage: 'Provided API key could not be found.' });
+      state.seen.push('token issued');
+      return json(200, { access_token: TOKENS.b, refresh_token: 'not_supported', token_type: 'Bearer', expires_in: 3600, expiration: Math.floor(Date.now() / 1000) + 3600, scope: 'ibm_openid' });
+    }
+
     if (path.startsWith('/runtime/api/v1/')) {
       if (req.headers.authorization !== `Bearer ${TOKENS.b}` || req.headers['service-crn'] !== 'crn:mock:instance') return json(401, { errors: [{ message: 'unauthorized' }] });
       const p = path.slice('/runtime/api/v1'.length);
@@ -158,7 +165,8 @@ export async function startMockApis(): Promise<MockApis> {
           state.problems.push(`runtime non-ISA gates ${foreign.join(',')}`);
           return json(400, { errors: [{ message: `circuit is not ISA: ${foreign.join(', ')}` }] });
         }
-        const job = newJob(qasm, b.params.shots);
+        const pub = b.params.pubs[0];
+        const job = newJob(qasm, pub[2] ?? b.params.shots ?? 4096);
         return json(200, { id: job.id, backend: b.backend });
       }
       const m = /^\/jobs\/([\w-]+)(\/results|\/cancel)?$/.exec(p);

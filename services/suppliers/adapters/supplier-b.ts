@@ -1,11 +1,12 @@
 /**
  * Supplier B's public runtime REST API (the IBM-style Qiskit Runtime API, as its public SDK
  * uses it): `GET /backends` and `GET /backends/{name}/configuration` list targets; `POST /jobs`
- * runs the `sampler` primitive on `{pubs: [[<OpenQASM 3 circuit in the backend's ISA>]],
- * shots, version: 2}`; `GET /jobs/{id}` polls (`Queued`, `Running`, `Completed`, `Failed`,
+ * runs the `sampler` primitive on `{pubs: [[<OpenQASM 3 circuit in the backend's ISA>, null,
+ * shots]], version: 2}`; `GET /jobs/{id}` polls (`Queued`, `Running`, `Completed`, `Failed`,
  * `Cancelled`) and `GET /jobs/{id}/results` returns per-register hex samples;
- * `POST /jobs/{id}/cancel` cancels. Authentication: `Authorization: Bearer <token>` and, for
- * a cloud instance, `Service-CRN: <instance>`.
+ * `POST /jobs/{id}/cancel` cancels. Authentication: `Authorization: Bearer <token>` (a token
+ * given, or one exchanged for an API key at the IAM token endpoint) and, for a cloud
+ * instance, `Service-CRN: <instance>`.
  */
 import { getBackend, parseQasm, toQasm, type Backend, type Circuit } from '../../../engines/quantum/index.ts';
 import { optimizeFor } from '../../../platform/quantum-jobs/index.ts';
@@ -14,7 +15,7 @@ import type { CircuitInfo } from '../circuit.ts';
 import type { SupplierBConfig } from '../config.ts';
 import { supplierError } from '../errors.ts';
 import type { SupplierJob } from '../store.ts';
-import { jsonCall } from './http.ts';
+import { callSupplier, jsonCall } from './http.ts';
 import type { Observed, Submitted, SupplierAdapter } from './types.ts';
 
 const SUPPLIER = 'supplier_b_quantum';
@@ -86,8 +87,26 @@ export class SupplierBAdapter implements SupplierAdapter {
   private readonly configs = new Map<string, Configuration>();
   constructor(private readonly config: SupplierBConfig) {}
 
-  private call<T>(method: string, path: string, body?: unknown): Promise<T> {
-    const headers: Record<string, string> = { authorization: `Bearer ${this.config.token}` };
+  private bearer: { token: string; until: number } | null = null;
+
+  /** The configured token, or one exchanged for the API key and reused until a minute before it expires. */
+  private async token(): Promise<string> {
+    if (this.config.token) return this.config.token;
+    if (this.bearer && Date.now() < this.bearer.until) return this.bearer.token;
+    const { text } = await callSupplier(SUPPLIER, {
+      method: 'POST',
+      url: this.config.iamUrl!,
+      headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
+      body: new URLSearchParams({ grant_type: 'urn:ibm:params:oauth:grant-type:apikey', apikey: this.config.apiKey ?? '' }).toString(),
+    });
+    const t = JSON.parse(text) as { access_token?: string; expires_in?: number };
+    if (!t.access_token) throw supplierError('SUPPLIER_NOT_CONFIGURED', 'Supplier B issued no token for the configured API key', { supplier: SUPPLIER });
+    this.bearer = { token: t.access_token, until: Date.now() + Math.max(0, (t.expires_in ?? 3600) - 60) * 1000 };
+    return t.access_token;
+  }
+
+  private async call<T>(method: string, path: string, body?: unknown): Promise<T> {
+    const headers: Record<string, string> = { authorization: `Bearer ${await this.token()}` };
     if (this.config.instance) headers['service-crn'] = this.config.instance;
     return jsonCall<T>(SUPPLIER, { method, url: `${this.config.url}${path}`, headers, body: body === undefined ? undefined : JSON.stringify(body) });
   }
@@ -137,7 +156,8 @@ export class SupplierBAdapter implements SupplierAdapter {
     const res = await this.call<{ id: string; backend?: string }>('POST', '/jobs', {
       program_id: 'sampler',
       backend: target.id,
-      params: { pubs: [[isa]], shots: job.shots, version: 2 },
+      // A pub is [circuit, parameter values, shots].
+      params: { pubs: [[isa, null, job.shots]], version: 2 },
     });
     if (!res.id) throw supplierError('BACKEND_ERROR', 'Supplier B accepted the job without an id', { supplier: SUPPLIER });
     return { remoteId: res.id, remoteStatus: 'Queued' };

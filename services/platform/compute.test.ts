@@ -94,6 +94,14 @@ describe('the sandbox', () => {
     assert.equal(hold.status, 'released');
   });
 
+  test('a GPU job\'s memory is limited as its data segment (CUDA needs a large address space), still enforced', async () => {
+    const job = await run({ type: 'GPU_JOB', command: ['python3', '-c', 'x = bytearray(512 * 1024 * 1024); print("allocated")'], memory_gb: 0.25 });
+    assert.equal(job.status, 'SETTLED');
+    assert.match(job.result.stderr, /MemoryError/);
+    const fits = await run({ type: 'GPU_JOB', command: ['python3', '-c', 'x = bytearray(64 * 1024 * 1024); print("allocated")'], memory_gb: 0.5 });
+    assert.equal(fits.result.stdout, 'allocated\n');
+  });
+
   test('a GPU job runs on the CPU when the host has no GPU, and is priced per GPU-hour', async () => {
     const job = await run({ type: 'GPU_JOB', command: ['sh', '-c', 'echo "[$CUDA_VISIBLE_DEVICES]"'], gpu: 'any' });
     assert.equal(job.status, 'SETTLED');

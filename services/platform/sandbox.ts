@@ -2,10 +2,13 @@
  * The sandbox of CPU_JOB and GPU_JOB commands: a child process started without a shell
  * (the argument vector goes to execve as is), in a fresh private temporary directory that is
  * its working directory and HOME and is removed afterwards, with a minimal environment (PATH,
- * HOME, TMPDIR, LANG, and CUDA_VISIBLE_DEVICES on a host with GPUs), and the job's limits as
- * kernel resource limits set by `prlimit` before the program starts: address space =
- * memory_gb, CPU time = cpus x wall-clock limit, file size 1 GiB, 256 open files, no core
- * dumps. `taskset` pins it to `cpus` CPUs. It runs in its own process group: the wall-clock
+ * HOME, TMPDIR, LANG, and for GPU jobs CUDA_VISIBLE_DEVICES), and the job's limits as kernel
+ * resource limits set by `prlimit` before the program starts: memory_gb as the address space
+ * of a CPU job, and as the data segment (heap and private mappings) of a GPU job, because the
+ * CUDA driver reserves far more address space than it uses (checked on an H200: cuInit fails
+ * with out of memory under an address-space limit of 8 GiB, and works under a data limit of
+ * 1 GiB, which still stops a 6 GiB allocation); CPU time = cpus x wall-clock limit, file size
+ * 1 GiB, 256 open files, no core dumps. `taskset` pins it to `cpus` CPUs. It runs in its own process group: the wall-clock
  * limit and a cancel kill the whole group (SIGTERM, then SIGKILL after a 2 s grace). Output
  * is captured up to 256 KiB per stream. A GPU job runs on the CPU when the host has no GPU
  * (`gpu_available: false` in its usage).
@@ -13,7 +16,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 
 export const OUTPUT_CAP_BYTES = 256 * 1024;
 const GRACE_MS = 2000;
@@ -58,6 +61,9 @@ export function sandboxAvailable(): boolean {
 }
 
 let gpuCount: number | null = null;
+/** Where the NVIDIA tools are (e.g. /usr/local/nvidia/bin): on a GPU job's PATH. */
+let nvidiaBin: string | null = null;
+
 /** GPUs of this host, as the NVIDIA driver lists them (0 without one). */
 export function hostGpus(): number {
   if (gpuCount !== null) return gpuCount;
@@ -65,6 +71,8 @@ export function hostGpus(): number {
   if (existsSync('/dev/nvidia0')) {
     const smi = spawnSync('nvidia-smi', ['-L'], { encoding: 'utf8', timeout: 5000 });
     gpuCount = smi.status === 0 ? smi.stdout.split('\n').filter((l) => l.startsWith('GPU ')).length : 0;
+    const where = spawnSync('sh', ['-c', 'command -v nvidia-smi'], { encoding: 'utf8', timeout: 5000 });
+    if (where.status === 0 && where.stdout.trim()) nvidiaBin = dirname(where.stdout.trim());
   }
   return gpuCount;
 }
@@ -98,7 +106,9 @@ export interface SandboxRun {
 export function runSandboxed(spec: SandboxSpec): SandboxRun {
   const dir = mkdtempSync(join(tmpdir(), 'lattice-job-'));
   const gpus = Math.min(spec.gpus, hostGpus());
-  const env: Record<string, string> = { PATH: '/usr/local/bin:/usr/bin:/bin', HOME: dir, TMPDIR: dir, LANG: 'C.UTF-8' };
+  const path = gpus > 0 && nvidiaBin ? `${nvidiaBin}:/usr/local/bin:/usr/bin:/bin` : '/usr/local/bin:/usr/bin:/bin';
+  const env: Record<string, string> = { PATH: path, HOME: dir, TMPDIR: dir, LANG: 'C.UTF-8' };
+  // Empty on a host without GPUs: CUDA programs then see none and run on the CPU.
   if (spec.gpus > 0) env.CUDA_VISIBLE_DEVICES = gpus > 0 ? Array.from({ length: gpus }, (_, i) => i).join(',') : '';
   const started = performance.now();
   let current: ReturnType<typeof spawn> | null = null;
@@ -126,7 +136,8 @@ export function runSandboxed(spec: SandboxSpec): SandboxRun {
     const cpuSeconds = Math.max(1, Math.ceil((spec.cpus * spec.timeoutMs) / 1000));
     const bytes = Math.floor(spec.memoryGb * 2 ** 30);
     const pin = TASKSET && spec.cpus < availableParallelism() ? [TASKSET, '-c', `0-${spec.cpus - 1}`] : [];
-    return [PRLIMIT!, [`--as=${bytes}`, `--cpu=${cpuSeconds}`, `--fsize=${2 ** 30}`, '--nofile=256', '--core=0', '--', ...pin, ...argv]];
+    const memory = spec.gpus > 0 ? `--data=${bytes}` : `--as=${bytes}`;
+    return [PRLIMIT!, [memory, `--cpu=${cpuSeconds}`, `--fsize=${2 ** 30}`, '--nofile=256', '--core=0', '--', ...pin, ...argv]];
   };
 
   const out = new Capture();

@@ -132,6 +132,11 @@ describe('with credentials, each adapter speaks its supplier\'s API', () => {
     assert.equal(done.body.status, 'COMPLETED');
     assert.deepEqual(Object.keys(done.body.result.counts).sort(), ['000', '111']);
     assert.match(done.body.storage_result_location, /^s3:\/\/lab-results\/exp\//);
+    const rot = await c.post('/api/v1/supplier_c/execute', { qasm: ROTATIONS, device_arn: C_DEVICE, shots: 4000, storage_bucket: 'lab-results' });
+    assert.equal(rot.status, 201, JSON.stringify(rot.body));
+    const d2 = await waitStatus(c.get, `/api/v1/supplier_c/status/${encodeURIComponent(rot.body.task_id)}`);
+    const ideal = run(parseQasm(ROTATIONS), { shots: 20_000, seed: 3 }).counts;
+    assert.ok(tvd(d2.body.result.counts, ideal) < 0.05, `the program in the supplier's gate names reads the ideal distribution (distance ${tvd(d2.body.result.counts, ideal)})`);
     assert.deepEqual(mock.problems, [], 'every signature matched');
   });
 

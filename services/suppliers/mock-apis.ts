@@ -217,8 +217,17 @@ export async function startMockApis(): Promise<MockApis> {
         if (action.braketSchemaHeader?.name !== 'braket.ir.openqasm.program' || !/^OPENQASM 3/.test(action.source) || b.deviceArn !== C_DEVICE || !b.outputS3Bucket || !b.clientToken) {
           return json(400, { message: 'ValidationException' });
         }
-        const job = newJob(action.source, b.shots, { bucket: b.outputS3Bucket, prefix: b.outputS3KeyPrefix });
-        const circuit = parseQasm(action.source);
+        // The devices know their gates by these names, with no definitions and no includes.
+        const BRAKET_GATES = new Set(['cnot', 'cz', 'rz', 'rx', 'ry', 'v', 'vi', 'x', 'y', 'z', 'h', 's', 'si', 't', 'ti', 'swap', 'measure']);
+        const lines = String(action.source).split('\n').map((l: string) => l.trim()).filter((l: string) => l && !/^(OPENQASM|qubit|bit)\b/.test(l));
+        const unknown = lines.map((l: string) => /^(?:\w+(?:\[\d+\])?\s*=\s*)?(\w+)/.exec(l)?.[1] ?? l).filter((g: string) => !BRAKET_GATES.has(g));
+        if (unknown.length) {
+          state.problems.push(`task program uses ${[...new Set(unknown)].join(', ')}`);
+          return json(400, { message: `ValidationException: unsupported ${[...new Set(unknown)].join(', ')}` });
+        }
+        const source = String(action.source).replace(/^(\s*)cnot\b/gm, '$1cx').replace(/^(\s*)v\b/gm, '$1sx').replace('OPENQASM 3.0;', 'OPENQASM 3.0;\ninclude "stdgates.inc";');
+        const job = newJob(source, b.shots, { bucket: b.outputS3Bucket, prefix: b.outputS3KeyPrefix });
+        const circuit = parseQasm(source);
         const measured = [...new Set(circuit.ops.flatMap((o) => (o.kind === 'measure' ? [o.qubit] : [])))].sort((x, y) => x - y);
         const byClbit = new Map(circuit.ops.flatMap((o) => (o.kind === 'measure' ? [[o.qubit, o.clbit] as const] : [])));
         const shots = countsToShots(simulate(job));

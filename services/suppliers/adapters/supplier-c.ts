@@ -9,6 +9,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { getBackend, parseQasm, toQasm } from '../../../engines/quantum/index.ts';
+import { optimizeFor } from '../../../platform/quantum-jobs/index.ts';
 import { CLASS_DEVICE, type SupplierTarget } from '../catalog.ts';
 import type { CircuitInfo } from '../circuit.ts';
 import type { SupplierCConfig } from '../config.ts';
@@ -35,6 +36,23 @@ interface ResultsJson {
   measuredQubits?: number[];
   measurementCounts?: Record<string, number>;
   taskMetadata?: { shots?: number; executionDuration?: number | null };
+}
+
+/**
+ * The circuit as a program the devices take: OpenQASM 3 in gates every device of the supplier
+ * names without definitions (`cnot`, `rz`, `v` for sqrt(X), `x`; no `include`), the global
+ * phase dropped. The supplier compiles it to each device's native gates and couplings.
+ */
+export function braketProgram(qasm: string): string {
+  const circuit = parseQasm(qasm);
+  const device = getBackend(CLASS_DEVICE.supplier_c)!;
+  const portable = { ...device, qubits: circuit.numQubits, basis_gates: ['cx', 'rz', 'sx', 'x'], coupling_map: null };
+  const text = toQasm(optimizeFor(circuit, qasm, portable, 1, { preserveLayout: true }).circuit, 3);
+  return text
+    .split('\n')
+    .filter((l) => !/^\s*(include\b|gphase\b)/.test(l))
+    .map((l) => l.replace(/^(\s*)cx\b/, '$1cnot').replace(/^(\s*)sx\b/, '$1v'))
+    .join('\n');
 }
 
 export class SupplierCAdapter implements SupplierAdapter {
@@ -86,7 +104,7 @@ export class SupplierCAdapter implements SupplierAdapter {
     if (!job.storageBucket) {
       throw supplierError('INVALID_PARAMETERS', 'storage_bucket is required: supplier C writes each task\'s results to object storage', { supplier: SUPPLIER });
     }
-    const program = { braketSchemaHeader: { name: 'braket.ir.openqasm.program', version: '1' }, source: toQasm(parseQasm(job.qasm), 3), inputs: {} };
+    const program = { braketSchemaHeader: { name: 'braket.ir.openqasm.program', version: '1' }, source: braketProgram(job.qasm), inputs: {} };
     const res = await this.api<{ quantumTaskArn: string }>('POST', '/quantum-task', {
       action: JSON.stringify(program),
       clientToken: randomUUID(),

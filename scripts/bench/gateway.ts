@@ -2,16 +2,44 @@
  * Gateway benchmark: a local OpenAI-compatible upstream that answers at once, called directly
  * and through the gateway (whole and streamed), in the same run. Prints the latency the
  * gateway adds (p50/p99 of one connection's sequential calls, gateway minus direct; each call
- * through the gateway checks the key, holds its worst case on the ledger, settles and records
- * usage) and the throughput ratio (autocannon, 32 connections, 5 s each).
+ * through the gateway checks the key, reserves its worst case from its key's credit lease,
+ * and is charged and its usage recorded by the leases' flusher) and the throughput ratio
+ * (autocannon, 32 connections, 5 s each).
  * Aims: under 1 ms added at p50, at least 0.5 of the direct throughput.
+ *
+ * The upstream runs in a process of its own, as a model server does: in the gateway's process
+ * it would take the gateway's CPU for its own work, and "direct" would measure it with a whole
+ * process to itself. The load generator is a third process (lib/http-load.ts).
  */
+import { fork, type ChildProcess } from 'node:child_process';
 import { Agent, request } from 'node:http';
+import { fileURLToPath } from 'node:url';
 import { measure, type LoadResult } from './lib/http-load.ts';
+import { getBalance } from '../../platform/billing/index.ts';
 import { startFakeUpstream } from '../../services/llm-gateway/testing/fake-upstream.ts';
 import { startGateway, upstreamModels } from '../../services/llm-gateway/testing/harness.ts';
 
 const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+
+const UPSTREAM_CHILD = 'LATTICE_BENCH_GATEWAY_UPSTREAM';
+
+// Forked by run(): this module is the upstream's process.
+if (process.env[UPSTREAM_CHILD] === '1' && process.send) {
+  void startFakeUpstream({ record: false }).then((up) => {
+    process.send!({ url: up.url });
+    process.once('disconnect', () => void up.close().then(() => process.exit(0)));
+  });
+}
+
+async function upstreamProcess(): Promise<{ url: string; child: ChildProcess }> {
+  const child = fork(fileURLToPath(import.meta.url), [], { execArgv: ['--import', 'tsx'], env: { ...process.env, [UPSTREAM_CHILD]: '1' }, stdio: 'inherit' });
+  const url = await new Promise<string>((resolve, reject) => {
+    child.once('message', (m) => resolve((m as { url: string }).url));
+    child.once('error', reject);
+    child.once('exit', (code) => reject(new Error(`the upstream process exited (${code})`)));
+  });
+  return { url, child };
+}
 
 function post(url: string, body: string, headers: Record<string, string>): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -42,7 +70,7 @@ const rpsRow = (label: string, r: LoadResult): string =>
   `${label.padEnd(34)} ${r.rps.toFixed(0).padStart(7)} req/s${r.errors || r.non2xx ? `  (${r.errors} errors, ${r.non2xx} non-2xx)` : ''}`;
 
 export async function run(): Promise<void> {
-  const upstream = await startFakeUpstream({ record: false });
+  const upstream = await upstreamProcess();
   const gw = await startGateway({ models: upstreamModels(upstream.url) });
   try {
     const ws = await gw.workspace(1_000_000);
@@ -65,11 +93,16 @@ export async function run(): Promise<void> {
       console.log(rpsRow(`gateway, ${kind}, 32 connections`, gatewayLoad));
       console.log(`throughput ratio gateway/direct: ${(gatewayLoad.rps / directLoad.rps).toFixed(2)} (aim >= 0.5)\n`);
     }
+    // Every finished call written, every lease given back: the ledger then shows each call.
+    await gw.drain();
     const [{ n: charged }] = await gw.db.query<{ n: number }>("SELECT count(*)::int AS n FROM billing_ledger WHERE account_id = $1 AND kind = 'charge'", [ws.accountId]);
-    console.log(`every call was held and settled on the ledger: ${charged} charge rows`);
+    const [{ n: used }] = await gw.db.query<{ n: number }>('SELECT COALESCE(SUM(requests), 0)::int AS n FROM llm_gateway_usage WHERE key_id = $1', [ws.keyId]);
+    const [{ n: holds }] = await gw.db.query<{ n: number }>('SELECT count(*)::int AS n FROM billing_holds WHERE account_id = $1', [ws.accountId]);
+    const balance = await getBalance(gw.db, ws.accountId);
+    console.log(`every call was charged on the ledger: ${charged} charge rows, ${used} requests in the usage rows, ${holds} holds (leases), ${balance.heldMicros} micro-dollars still held`);
   } finally {
     agent.destroy();
     await gw.close();
-    await upstream.close();
+    upstream.child.disconnect();
   }
 }

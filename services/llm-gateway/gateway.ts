@@ -186,16 +186,25 @@ export class Gateway {
 
   /** A whole (non-streamed) completion. */
   async complete(identity: Identity, call: ChatCall, a: Admitted, clientGone: AbortSignal): Promise<CompletionBody> {
-    const signal = AbortSignal.any([clientGone, AbortSignal.timeout(this.maxCallMs)]);
+    // One controller and a timer cleared at the end: AbortSignal.timeout would keep a
+    // 10-minute timer (and AbortSignal.any its listeners) alive after every call.
+    const stop = new AbortController();
+    const onGone = (): void => stop.abort(clientGone.reason);
+    if (clientGone.aborted) onGone();
+    else clientGone.addEventListener('abort', onGone, { once: true });
+    const timer = setTimeout(() => stop.abort(new DOMException('call took longer than the gateway allows', 'TimeoutError')), this.maxCallMs);
     let result;
     try {
-      result = await this.models.chat(this.request(call, signal));
+      result = await this.models.chat(this.request(call, stop.signal));
     } catch (err) {
       if (clientGone.aborted) {
         // The client left while the model ran: the prompt was processed, nothing was delivered.
         await this.settle(identity, a, { prompt_tokens: promptTokensEstimate(call), completion_tokens: 0, total_tokens: 0 });
       } else await this.release(a);
       throw modelLayerError(err, a.requestId);
+    } finally {
+      clearTimeout(timer);
+      clientGone.removeEventListener('abort', onGone);
     }
     await this.settle(identity, a, result.usage);
     return {

@@ -19,7 +19,7 @@ import type { Database } from '../storage/database.ts';
 import { TaskCancelled, TaskFailure, WorkerPool } from './pool.ts';
 import {
   cancel,
-  insertJob,
+  insertAndClaim,
   queuePosition,
   queueStats,
   requeueFailed,
@@ -145,11 +145,26 @@ export async function prepareCircuit(ctx: ServiceContext, task: CircuitTask): Pr
   return (await runner.pool.run('prepare', task).done) as Prepared;
 }
 
-/** Inserts a job (quota checks and insert in one transaction) and starts it at once when a worker is free. */
+/**
+ * Inserts a job (quota checks and insert in one transaction) and starts it at once when a
+ * worker is free. With a free worker in this process the insert also claims the job when it
+ * would head its queue (records.insertAndClaim): the row is written already taken by this
+ * process and handed to the worker, with no claim statement and no NOTIFY. The job is returned
+ * as submitted (`queued`), as the insert alone would return it.
+ */
 export async function submitJob(ctx: ServiceContext, job: NewJob<JobInput>): Promise<QuantumJob<JobInput>> {
-  const row = await insertJob(ctx.db, job, ctx.now());
   const runner = runnerOf(ctx);
-  if (runner) runner.kick();
+  const claim = runner?.reserve(job) ?? null;
+  let row: QuantumJob<JobInput>;
+  try {
+    row = await insertAndClaim(ctx.db, job, ctx.now(), claim);
+  } catch (err) {
+    if (claim) runner!.settle(null);
+    throw err;
+  }
+  if (claim) runner!.settle(row);
+  else runner?.kick();
+  if (row.status !== 'queued') return { ...row, status: 'queued', startedAt: null, attempts: row.attempts - 1 };
   if (ctx.db.kind === 'postgres') await ctx.db.query("SELECT pg_notify('quantum_jobs_new', $1)", [row.id]);
   return row;
 }
@@ -164,7 +179,8 @@ export async function getJobResult<R = unknown>(ctx: ServiceContext, scope: Scop
 
 /** The job and its result (null until it completed) in one read; null when the job is unknown. */
 export async function getJobWithResult<R = unknown>(ctx: ServiceContext, scope: Scope, id: string): Promise<{ job: QuantumJob<JobInput>; result: R | null } | null> {
-  return selectJobWithResult<JobInput, R>(ctx.db, scope, id);
+  // A job this process completed a moment ago (the read that follows `?wait`) is at hand: a completed row no longer changes.
+  return runnerOf(ctx)?.recentResult<R>(scope, id) ?? selectJobWithResult<JobInput, R>(ctx.db, scope, id);
 }
 
 export async function listJobs(ctx: ServiceContext, query: ListQuery): Promise<{ jobs: QuantumJob<JobInput>[]; total: number }> {

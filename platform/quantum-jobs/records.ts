@@ -194,18 +194,66 @@ const QUOTA_LOCK = 7_310_901;
  * per-account advisory lock, so concurrent submissions can never pass a limit together.
  */
 export async function insertJob<I>(db: Database, job: NewJob<I>, now: Date): Promise<QuantumJob<I>> {
+  return insertAndClaim(db, job, now, null);
+}
+
+/**
+ * A claim made by the insert itself, for a process with a free worker: the row is written
+ * already taken (`validating`, owned and leased) when the job would head its queue, so the
+ * submitting process runs it without a second statement. The conditions are the claim's
+ * (claimNext): nothing queued before it on its backend, and for a run on an emulated device no
+ * live job of that device in work.
+ */
+export interface InsertClaim {
+  owner: string;
+  leaseUntil: Date;
+  /** The lease clock (real time), as claimNext's `leaseNow`. */
+  leaseNow: Date;
+  /** The job occupies an emulated device while it runs. */
+  device: boolean;
+}
+
+/**
+ * The condition of a claim at insert (see InsertClaim); its parameters are $p..$p+2
+ * (claimParams). The device clause is left out of the text when it does not apply: the
+ * embedded store plans every statement afresh, and each subquery adds to that.
+ */
+const claimOk = (p: number, device: boolean) => `(SELECT ($${p}::text IS NOT NULL AND $${p + 2}::timestamptz IS NOT NULL
+     AND NOT EXISTS (SELECT 1 FROM quantum_jobs e WHERE e.backend = $6 AND e.status = 'queued')${device ? `
+     AND NOT EXISTS (SELECT 1 FROM quantum_jobs r WHERE r.backend = $6 AND r.kind = 'run' AND r.status IN ${IN_WORK} AND r.lease_until > $${p + 2}::timestamptz)` : ''}) AS ok)`;
+const CLAIM_COLUMNS = `, owner, lease_until, started_at, attempts`;
+const claimValues = (p: number) =>
+  `, CASE WHEN c.ok THEN $${p}::text END, CASE WHEN c.ok THEN $${p + 1}::timestamptz END, CASE WHEN c.ok THEN $12::timestamptz END, CASE WHEN c.ok THEN 1 ELSE 0 END`;
+const claimParams = (claim: InsertClaim) => [claim.owner, claim.leaseUntil, claim.leaseNow];
+
+/**
+ * insertJob, and with `claim` the claim at insert (see InsertClaim): the row comes back
+ * `validating` when it was taken, `queued` otherwise.
+ */
+export async function insertAndClaim<I>(db: Database, job: NewJob<I>, now: Date, claim: InsertClaim | null): Promise<QuantumJob<I>> {
   const id = job.id ?? newId('job');
   const hold = (job.holdMinutes ?? 0).toFixed(9);
   const limits = job.limits ?? {};
   const insert = async (tx: Sql, holdMinutes = hold): Promise<QuantumJob<I>> => {
-    const [row] = await tx.query<Row>(
-      `INSERT INTO quantum_jobs (id, service, account_id, key_id, kind, backend, status, input, batch_id, minutes_kind,
-         hold_minutes, reserved_minutes, credits, created_at, updated_at)
-       VALUES ($1, $2, $3, $4, $5, $6, 'queued', $7, $8, $9, $10, $10, $11, $12, $12)
-       RETURNING ${COLUMNS}`,
-      [id, job.service, job.accountId, job.keyId ?? null, job.kind, job.backend, JSON.stringify(job.input), job.batchId ?? null,
-        job.minutesKind ?? null, holdMinutes, job.credits ?? 0, now],
-    );
+    const base = [id, job.service, job.accountId, job.keyId ?? null, job.kind, job.backend, JSON.stringify(job.input), job.batchId ?? null,
+      job.minutesKind ?? null, holdMinutes, job.credits ?? 0, now];
+    const [row] = claim
+      ? await tx.query<Row>(
+          `INSERT INTO quantum_jobs (id, service, account_id, key_id, kind, backend, status, input, batch_id, minutes_kind,
+             hold_minutes, reserved_minutes, credits, created_at, updated_at${CLAIM_COLUMNS})
+           SELECT $1, $2, $3, $4, $5, $6, CASE WHEN c.ok THEN 'validating' ELSE 'queued' END, $7::jsonb, $8, $9, $10::numeric, $10::numeric,
+                  $11::int, $12::timestamptz, $12::timestamptz${claimValues(13)}
+             FROM ${claimOk(13, claim.device)} c
+           RETURNING ${COLUMNS}`,
+          [...base, ...claimParams(claim)],
+        )
+      : await tx.query<Row>(
+          `INSERT INTO quantum_jobs (id, service, account_id, key_id, kind, backend, status, input, batch_id, minutes_kind,
+             hold_minutes, reserved_minutes, credits, created_at, updated_at)
+           VALUES ($1, $2, $3, $4, $5, $6, 'queued', $7, $8, $9, $10, $10, $11, $12, $12)
+           RETURNING ${COLUMNS}`,
+          base,
+        );
     return fromRow<I>(row!);
   };
   const checks = limits.maxConcurrent !== undefined || limits.minutesIncluded !== undefined || limits.creditsIncluded !== undefined;
@@ -226,9 +274,11 @@ export async function insertJob<I>(db: Database, job: NewJob<I>, now: Date): Pro
   const sql = `WITH u AS (${usage}),
      ins AS (
        INSERT INTO quantum_jobs (id, service, account_id, key_id, kind, backend, status, input, batch_id, minutes_kind,
-         hold_minutes, reserved_minutes, credits, created_at, updated_at)
-       SELECT $1, $2, $3, $4, $5, $6, 'queued', $7::jsonb, $8, $9, h.hold, h.hold, $11::int, $12::timestamptz, $12::timestamptz
-         FROM u, LATERAL (SELECT CASE WHEN $16::numeric IS NULL THEN $10::numeric ELSE LEAST($10::numeric, round($16::numeric - u.minutes, 9)) END AS hold) h
+         hold_minutes, reserved_minutes, credits, created_at, updated_at${claim ? CLAIM_COLUMNS : ''})
+       SELECT $1, $2, $3, $4, $5, $6, ${claim ? `CASE WHEN c.ok THEN 'validating' ELSE 'queued' END` : `'queued'`}, $7::jsonb, $8, $9, h.hold, h.hold, $11::int,
+              $12::timestamptz, $12::timestamptz${claim ? claimValues(18) : ''}
+         FROM u, LATERAL (SELECT CASE WHEN $16::numeric IS NULL THEN $10::numeric ELSE LEAST($10::numeric, round($16::numeric - u.minutes, 9)) END AS hold) h${claim ? `,
+              LATERAL ${claimOk(18, claim.device)} c` : ''}
         WHERE ($15::bigint IS NULL OR u.active < $15::bigint)
           AND ($16::numeric IS NULL OR $16::numeric - u.minutes >= 0.000001)
           AND ($17::bigint IS NULL OR u.credits + $11::int <= $17::bigint)
@@ -236,7 +286,8 @@ export async function insertJob<I>(db: Database, job: NewJob<I>, now: Date): Pro
      SELECT ins.*, u.active AS u_active, u.minutes AS u_minutes, u.credits AS u_credits FROM u LEFT JOIN ins ON true`;
   const params = [id, job.service, job.accountId, job.keyId ?? null, job.kind, job.backend, JSON.stringify(job.input), job.batchId ?? null,
     job.minutesKind ?? null, hold, job.credits ?? 0, now, job.minutesKind ?? '', limits.periodStart ?? new Date(0),
-    limits.maxConcurrent ?? null, wantMinutes ? limits.minutesIncluded : null, wantCredits ? limits.creditsIncluded : null];
+    limits.maxConcurrent ?? null, wantMinutes ? limits.minutesIncluded : null, wantCredits ? limits.creditsIncluded : null,
+    ...(claim ? claimParams(claim) : [])];
   type Out = Row & { u_active: number | string; u_minutes: number | string; u_credits: number | string };
   const [row] = db.kind === 'pglite'
     ? await db.query<Out>(sql, params)

@@ -2,7 +2,8 @@
  * The queue runner of one process: claims jobs from the jobs table (FIFO; one job at a time
  * per emulated device, across every process), runs them on the worker pool, writes each stage
  * and the result, keeps its claims alive with leases, and puts back the jobs of a process that
- * died. The submitting process calls `kick()` so that a job starts at once instead of at the
+ * died. The submitting process reserves a free worker so that its insert claims the job
+ * (`reserve`, `settle`), or calls `kick()`, so that a job starts at once instead of at the
  * next poll.
  */
 import { randomBytes } from 'node:crypto';
@@ -14,14 +15,19 @@ import {
   advance,
   claimNext,
   complete,
+  encodeResult,
   fail,
   recoverExpired,
   renewLeases,
   selectJob,
   TERMINAL,
+  type InsertClaim,
   type QuantumJob,
+  type Scope,
 } from './records.ts';
 import type { CircuitTask, Stage, TaskResult } from './task.ts';
+
+const IN_WORK_SQL = `('validating', 'optimizing', 'running')`;
 
 /** What every job's input holds for the runner; services add their own fields beside `task`. */
 export interface JobInput {
@@ -55,7 +61,20 @@ interface Active {
   runStartedPerf: number | null;
   timer: NodeJS.Timeout | null;
   stopped: boolean;
+  /** Its end was told to waiters (announce); a waiter arriving later reads the row. */
+  announced: boolean;
 }
+
+/** A completed job's row and result, kept a moment for the reads that follow its end. */
+interface Recent {
+  job: QuantumJob<JobInput>;
+  resultJson: string;
+  until: number;
+}
+
+/** How long, and how many, completed results stay in memory for the reads that follow the end. */
+const RECENT_MS = 2000;
+const RECENT_MAX = 256;
 
 export interface RunnerOptions {
   /** How long a claim stays good without a heartbeat (default 30 s). */
@@ -79,6 +98,18 @@ export class QuantumRunner {
   private stopped = false;
   private unlisten: Array<() => Promise<void>> = [];
   private lastRenew = 0;
+  /**
+   * Whether the queue may hold a job this process could claim. A claim that finds nothing
+   * clears it; a submission, a NOTIFY, the poll, a retry, or a device this process freed set
+   * it again. A worker that frees up claims only while it is set, so the end of each job does
+   * not cost an empty claim.
+   */
+  private pending = true;
+  /** Bumped by every kick: a claim that found nothing clears `pending` only if no kick came meanwhile. */
+  private kicks = 0;
+  /** Seats promised to submissions whose insert claims the job (see reserve). */
+  private reserved = 0;
+  private readonly recent = new Map<string, Recent>();
 
   constructor(
     readonly ctx: ServiceContext,
@@ -107,7 +138,7 @@ export class QuantumRunner {
     this.kick();
   }
 
-  private readonly onFreed = () => this.kick();
+  private readonly onFreed = () => this.drain();
 
   private async tick(): Promise<void> {
     if (this.stopped) return;
@@ -128,17 +159,31 @@ export class QuantumRunner {
     return [...this.active.values()].filter((a) => a.job.kind === 'run').map((a) => a.job.backend).filter((b) => this.devices.includes(b));
   }
 
+  /** Workers free for a new job: idle seats less those promised to submissions in flight. */
+  private free(): number {
+    return this.pool.idle() - this.reserved;
+  }
+
   /** Claims and starts as many jobs as the pool has free workers for. */
   kick(): void {
+    this.pending = true;
+    this.kicks++;
+    this.drain();
+  }
+
+  /** Claims while the queue may hold a job for this process and a worker is free. */
+  private drain(): void {
     if (this.stopped) return;
     if (this.claiming) {
       this.again = true;
       return;
     }
+    if (!this.pending || this.free() <= 0) return;
     this.claiming = (async () => {
       do {
         this.again = false;
-        while (!this.stopped && this.pool.idle() > 0) {
+        while (!this.stopped && this.pending && this.free() > 0) {
+          const kicks = this.kicks;
           let job: QuantumJob<JobInput> | null;
           try {
             job = await claimNext<JobInput>(this.ctx.db, {
@@ -153,13 +198,49 @@ export class QuantumRunner {
             if (!this.stopped) process.emitWarning(`quantum jobs: claim failed: ${(err as Error).message}`);
             return;
           }
-          if (!job) break;
+          if (!job) {
+            if (this.kicks === kicks) this.pending = false;
+            break;
+          }
           this.launch(job);
         }
       } while (this.again && !this.stopped);
     })().finally(() => {
       this.claiming = null;
     });
+  }
+
+  /**
+   * Promises a free worker to a submission of this process, so that its insert may claim the
+   * job at once (records.insertAndClaim); null when none is free or the job may not be taken at
+   * insert. A run on an emulated device is taken at insert only on the embedded store, whose
+   * statements run one at a time: on a shared server two processes' inserts could both find
+   * the device free, so there the claim's head-of-queue rule decides.
+   */
+  reserve(job: { kind: string; backend: string }): InsertClaim | null {
+    if (this.stopped || this.free() <= 0) return null;
+    const device = job.kind === 'run' && this.devices.includes(job.backend);
+    if (device && (this.ctx.db.kind !== 'pglite' || this.busyDevices().includes(job.backend))) return null;
+    this.reserved++;
+    return { owner: this.owner, leaseUntil: new Date(Date.now() + this.leaseMs), leaseNow: new Date(), device };
+  }
+
+  /** Ends a reservation: runs the job its insert claimed, or (not claimed, or no insert) claims as usual. */
+  settle(row: QuantumJob<JobInput> | null): void {
+    this.reserved--;
+    if (row && row.status !== 'queued') {
+      if (this.stopped) {
+        // Stopped while the insert ran: the job goes back to its queue for the next process.
+        void this.ctx.db
+          .query(`UPDATE quantum_jobs SET status = 'queued', owner = NULL, lease_until = NULL WHERE id = $1 AND owner = $2 AND status IN ${IN_WORK_SQL}`, [row.id, this.owner])
+          .catch(() => {});
+        return;
+      }
+      this.launch(row);
+      return;
+    }
+    if (row) this.kick();
+    else this.drain();
   }
 
   private launch(job: QuantumJob<JobInput>): void {
@@ -174,6 +255,7 @@ export class QuantumRunner {
       runStartedPerf: null,
       timer: null,
       stopped: false,
+      announced: false,
     };
     this.active.set(job.id, a);
     const { id, done } = this.pool.run('execute', job.input.task, (stage) => this.onStage(a, stage as Stage));
@@ -262,6 +344,7 @@ export class QuantumRunner {
       }
       // null: the job was cancelled (or taken back) meanwhile, and that change stands.
       if (finished) {
+        if (result && finished.status === 'completed') this.remember(finished, result);
         this.announce(finished);
         await runFinishedHandlers(this.ctx, finished);
       }
@@ -295,7 +378,36 @@ export class QuantumRunner {
     if (a.timer) clearTimeout(a.timer);
     if (a.deferred) clearTimeout(a.deferred);
     if (this.active.get(a.job.id) === a) this.active.delete(a.job.id);
-    this.kick();
+    // A device this process held is free again: the head of its queue may be claimed now.
+    if (a.job.kind === 'run' && this.devices.includes(a.job.backend)) this.kick();
+    else this.drain();
+  }
+
+  /** Keeps a small completed result a moment, for the read that usually follows the end. */
+  private remember(job: QuantumJob<JobInput>, result: TaskResult): void {
+    const { json } = encodeResult(result);
+    if (json === null) return;
+    const now = Date.now();
+    for (const [id, r] of this.recent) {
+      if (r.until > now && this.recent.size < RECENT_MAX) break;
+      this.recent.delete(id);
+    }
+    this.recent.set(job.id, { job: structuredClone(job), resultJson: json, until: now + RECENT_MS });
+  }
+
+  /**
+   * A job this process completed in the last moments, with its result, as the row reads
+   * (a completed row no longer changes); null when not at hand.
+   */
+  recentResult<R>(scope: Scope, id: string): { job: QuantumJob<JobInput>; result: R } | null {
+    const r = this.recent.get(id);
+    if (!r) return null;
+    if (r.until <= Date.now()) {
+      this.recent.delete(id);
+      return null;
+    }
+    if (r.job.service !== scope.service || (scope.accountId !== undefined && r.job.accountId !== scope.accountId)) return null;
+    return { job: structuredClone(r.job), result: JSON.parse(r.resultJson) as R };
   }
 
   /** Stops the simulation of a job this process runs (after its row was cancelled). */
@@ -309,6 +421,8 @@ export class QuantumRunner {
 
   /** Tells local waiters that a job reached a terminal state. */
   announce(job: QuantumJob<JobInput>): void {
+    const a = this.active.get(job.id);
+    if (a) a.announced = true;
     this.events.emit(job.id, job);
   }
 
@@ -318,8 +432,13 @@ export class QuantumRunner {
    */
   async waitFor(service: string, accountId: string | undefined, id: string, timeoutMs: number): Promise<QuantumJob<JobInput> | null> {
     const scope = { service, accountId };
-    const current = await selectJob<JobInput>(this.ctx.db, scope, id);
-    if (!current || TERMINAL.includes(current.status) || timeoutMs <= 0) return current;
+    // A job this process runs and has not ended yet needs no read: its end arrives as an event.
+    const a = this.active.get(id);
+    const local = a && !a.announced && timeoutMs > 0 && a.job.service === service && (accountId === undefined || a.job.accountId === accountId);
+    if (!local) {
+      const current = await selectJob<JobInput>(this.ctx.db, scope, id);
+      if (!current || TERMINAL.includes(current.status) || timeoutMs <= 0) return current;
+    }
     return new Promise((resolve) => {
       let settled = false;
       const done = (job: QuantumJob<JobInput> | null) => {

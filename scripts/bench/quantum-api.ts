@@ -5,7 +5,9 @@
  * `lattice circuit run` does (parse + run), and as the job does it (parse + optimize at level
  * 2 + run); the difference is the HTTP, database and queue overhead. Then the submissions per
  * second the queue sustains with 2 workers, 16 clients submitting Bell jobs and waiting for
- * their results. The store is the embedded PGlite in memory (or DATABASE_URL).
+ * their results. The store is the embedded PGlite in memory (or DATABASE_URL). Beside the
+ * times it counts the statements each Bell job sends to the store (on the jobs table, and the
+ * others: API key counters, webhook lookups, the queue library's polling).
  */
 import { parseQasm, run as runCircuit } from '../../engines/quantum/index.ts';
 import { optimize } from '../../engines/quantum/optimizer/index.ts';
@@ -62,6 +64,19 @@ export async function run(): Promise<void> {
     const engineRun = (qasm: string, shots: number) => runCircuit(parseQasm(qasm), { shots });
     const engineJob = (qasm: string, shots: number) => runCircuit(optimize(parseQasm(qasm), { level: 2 }).circuit, { shots });
 
+    // Counts the statements sent to the store while `counting` is set (the database object is the service's own).
+    let counting = false;
+    const counted = { jobs: 0, other: 0 };
+    const db = svc.db as { query: typeof svc.db.query; transaction: typeof svc.db.transaction };
+    const query = db.query.bind(svc.db);
+    const transaction = db.transaction.bind(svc.db);
+    db.query = ((text: string, params?: readonly unknown[]) => {
+      if (counting) counted[/quantum_jobs/.test(text) ? 'jobs' : 'other']++;
+      return query(text, params);
+    }) as typeof svc.db.query;
+    db.transaction = ((fn: Parameters<typeof svc.db.transaction>[0]) =>
+      transaction((tx) => fn({ query: (text, params) => ((counting && counted[/quantum_jobs/.test(text) ? 'jobs' : 'other']++), tx.query(text, params)) }))) as typeof svc.db.transaction;
+
     const floor = await timeIt(300, () => svc.db.query('SELECT 1'));
     console.log(`store round trip (SELECT 1), p50 ${floor.p50.toFixed(3)} ms, p99 ${floor.p99.toFixed(3)} ms (${svc.db.kind})`);
 
@@ -75,13 +90,17 @@ export async function run(): Promise<void> {
       }
       const run1 = await timeIt(n, () => engineRun(qasm, 1000));
       const job1 = await timeIt(n, () => engineJob(qasm, 1000));
+      counted.jobs = counted.other = 0;
+      counting = true;
       const http = await timeIt(n, () => viaHttp(qasm, 1000));
+      counting = false;
       console.log(`\n-- ${label} (${n} runs each)`);
       console.log(`engine in-process, parse + run (lattice circuit run)      p50 ${ms(run1.p50)}  p99 ${ms(run1.p99)}`);
       console.log(`engine in-process, parse + optimize level 2 + run        p50 ${ms(job1.p50)}  p99 ${ms(job1.p99)}`);
       console.log(`HTTP submit -> result (2 requests, worker thread)        p50 ${ms(http.p50)}  p99 ${ms(http.p99)}`);
       console.log(`overhead of HTTP + store + queue at p50: ${(http.p50 - job1.p50).toFixed(2)} ms over the same work in-process, ` +
         `${(http.p50 - run1.p50).toFixed(2)} ms over lattice circuit run (${(http.p50 / run1.p50).toFixed(1)}x)`);
+      console.log(`statements per job: ${(counted.jobs / n).toFixed(2)} on quantum_jobs, ${(counted.other / n).toFixed(2)} others (key counters, webhooks, queue polling)`);
     }
 
     console.log(`\n-- queue throughput, ${workers.pool.size} workers, 16 clients`);

@@ -1,0 +1,91 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { createAccount } from '../identity/accounts.ts';
+import { allMigrations } from '../server.ts';
+import type { ServiceContext } from '../service.ts';
+import type { Database } from '../storage/database.ts';
+import { openTestDatabase } from '../testing/harness.ts';
+import { getJobWithResult, startQuantumWorkers, submitJob, waitForJob, type CircuitTask, type TaskResult } from './index.ts';
+import { selectJobWithResult } from './records.ts';
+
+const BELL = 'OPENQASM 2.0;\ninclude "qelib1.inc";\nqreg q[2];\ncreg c[2];\nh q[0];\ncx q[0],q[1];\nmeasure q -> c;\n';
+const task = (backend = 'statevector_simulator'): CircuitTask => ({ qasm: BELL, backend, shots: 100, optimizationLevel: 1, execute: true, seed: 5 });
+
+/** The store, counting the statements that touch the jobs table while `on` is set. */
+function counting(db: Database): { db: Database; on: boolean; n: number } {
+  const c = { db, on: false, n: 0 };
+  const query = db.query.bind(db);
+  c.db = Object.assign(Object.create(db) as Database, {
+    query: (text: string, params?: readonly unknown[]) => {
+      if (c.on && /quantum_jobs/.test(text)) c.n++;
+      return query(text, params);
+    },
+  });
+  return c;
+}
+
+describe('the job path of a process with a free worker', () => {
+  it('takes the job with its insert, wakes the waiter on the local end and serves the result from memory: two statements per job', async () => {
+    const { db, close } = await openTestDatabase(allMigrations([]));
+    const store = counting(db);
+    const ctx: ServiceContext = { db: store.db, dataDir: '', now: () => new Date(), queue: () => Promise.reject(new Error('no queue in this test')) };
+    // No poll and no stage writes inside the measured window: only the job's own statements count.
+    const workers = await startQuantumWorkers(ctx, { pollMs: 600_000, stageWriteDelayMs: 600_000 });
+    await workers.pool.warm();
+    try {
+      const account = await createAccount(db, { email: 'hot@example.test' });
+      const scope = { service: 'hot', accountId: account.id };
+      const jobs = 10;
+      store.on = true;
+      for (let i = 0; i < jobs; i++) {
+        const job = await submitJob(ctx, { ...scope, kind: 'run', backend: 'statevector_simulator', input: { task: task() } });
+        assert.equal(job.status, 'queued', 'the submission answers the job as submitted');
+        assert.equal(job.attempts, 0);
+        assert.equal(job.startedAt, null);
+        const done = await waitForJob(ctx, scope, job.id, 30_000);
+        assert.equal(done?.status, 'completed');
+        const read = await getJobWithResult<TaskResult>(ctx, scope, job.id);
+        assert.equal(read?.job.status, 'completed');
+        assert.equal(Object.values(read!.result!.counts).reduce((a, b) => a + b, 0), 100);
+        // What memory served is what the row holds; another account reads nothing.
+        store.on = false;
+        assert.deepEqual(read, await selectJobWithResult(db, scope, job.id));
+        assert.equal(await getJobWithResult(ctx, { service: 'hot', accountId: 'acc_someone_else' }, job.id), null);
+        assert.equal(await getJobWithResult(ctx, { service: 'other', accountId: account.id }, job.id), null);
+        const [row] = await db.query<{ attempts: number; same: boolean }>('SELECT attempts, started_at = created_at AS same FROM quantum_jobs WHERE id = $1', [job.id]);
+        assert.deepEqual(row, { attempts: 1, same: true }, 'claimed by its insert, in the same moment');
+        store.on = true;
+      }
+      store.on = false;
+      // Per job: the insert that claims it and the UPDATE that completes it; no claim, no empty
+      // claim when the worker frees up, no read by the waiter, none for the result.
+      assert.equal(store.n, jobs * 2, `${store.n} statements on the jobs table for ${jobs} jobs`);
+    } finally {
+      await workers.release();
+      await close();
+    }
+  });
+
+  it('queues a job whose backend has jobs waiting, and a device job while its device is in work, then runs them in order', async () => {
+    const { db, close } = await openTestDatabase(allMigrations([]));
+    const ctx: ServiceContext = { db, dataDir: '', now: () => new Date(), queue: () => Promise.reject(new Error('no queue in this test')) };
+    const workers = await startQuantumWorkers(ctx, { workers: 2 });
+    await workers.pool.warm();
+    try {
+      const account = await createAccount(db, { email: 'order@example.test' });
+      const scope = { service: 'order', accountId: account.id };
+      const device = 'lattice_line_5';
+      const jobs = await Promise.all(Array.from({ length: 3 }, () => submitJob(ctx, { ...scope, kind: 'run', backend: device, input: { task: task(device) } })));
+      const done = [];
+      for (const j of jobs) done.push((await waitForJob(ctx, scope, j.id, 60_000))!);
+      const byStart = [...done].sort((a, b) => a.queueSeq - b.queueSeq);
+      for (let i = 1; i < byStart.length; i++) {
+        assert.equal(byStart[i]!.status, 'completed');
+        assert.ok(byStart[i]!.startedAt! >= byStart[i - 1]!.finishedAt!, `device job ${i} started after job ${i - 1} ended`);
+      }
+    } finally {
+      await workers.release();
+      await close();
+    }
+  });
+});

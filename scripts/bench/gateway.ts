@@ -93,8 +93,13 @@ export async function run(): Promise<void> {
       console.log(rpsRow(`gateway, ${kind}, 32 connections`, gatewayLoad));
       console.log(`throughput ratio gateway/direct: ${(gatewayLoad.rps / directLoad.rps).toFixed(2)} (aim >= 0.5)\n`);
     }
-    // Every finished call written, every lease given back: the ledger then shows each call.
-    await gw.drain();
+    // Every finished call written, every lease given back (calls the load generator left
+    // running when it stopped finish first): the ledger then shows each call.
+    for (const end = Date.now() + 10_000; ; ) {
+      await gw.drain();
+      if (gw.gateway.leases.openLeases().length === 0 || Date.now() > end) break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
     const [{ n: charged }] = await gw.db.query<{ n: number }>("SELECT count(*)::int AS n FROM billing_ledger WHERE account_id = $1 AND kind = 'charge'", [ws.accountId]);
     const [{ n: used }] = await gw.db.query<{ n: number }>('SELECT COALESCE(SUM(requests), 0)::int AS n FROM llm_gateway_usage WHERE key_id = $1', [ws.keyId]);
     const [{ n: holds }] = await gw.db.query<{ n: number }>('SELECT count(*)::int AS n FROM billing_holds WHERE account_id = $1', [ws.accountId]);

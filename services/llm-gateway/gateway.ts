@@ -247,8 +247,20 @@ export class Gateway {
     const frame = (delta: Record<string, unknown>, finish: FinishReason | null, usage?: Usage): string =>
       `data: ${JSON.stringify({ id: a.requestId, object: 'chat.completion.chunk', created, model: a.model.id, choices: [{ index: 0, delta, finish_reason: finish }], ...(usage ? { usage } : {}) })}\n\n`;
     res.writeHead(200, { ...headers, 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive', 'x-service-request-id': a.requestId });
+    // Frames written in one turn of the event loop (pieces that arrived together) leave in one
+    // packet: the socket is corked until the turn ends, not written once per frame.
+    let corked = false;
+    const uncork = (): void => {
+      corked = false;
+      if (!res.destroyed) res.uncork();
+    };
     const write = async (text: string): Promise<void> => {
       if (res.destroyed || res.writableEnded) return;
+      if (!corked) {
+        corked = true;
+        res.cork();
+        setImmediate(uncork);
+      }
       if (!res.write(text)) await new Promise<void>((resolve) => { res.once('drain', resolve); res.once('close', resolve); });
     };
     let deltas = 0;

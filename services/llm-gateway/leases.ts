@@ -325,10 +325,12 @@ export class CreditLeases {
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
     const end = performance.now() + waitMs;
-    await this.drain();
-    while ([...this.leases].some((l) => l.running > 0) && performance.now() < end) {
+    for (;;) {
+      // A database that cannot be written now is told, and tried again until `waitMs` is over.
+      await this.drain().catch(this.onError);
+      // A call that ended during the drain left a charge: drain again; stop when none is left.
+      if (this.leases.size === 0 || performance.now() >= end) break;
       await new Promise((r) => setTimeout(r, 20));
-      await this.drain();
     }
   }
 

@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { hostname } from 'node:os';
 import { after, before, test } from 'node:test';
-import { getBalance, ledgerEntries, ledgerSum, spentInScope, topUp } from '../../platform/billing/index.ts';
+import { captureFromHold, getBalance, getHold, ledgerEntries, ledgerSum, placeHold, spentInScope, topUp } from '../../platform/billing/index.ts';
 import { call } from '../../platform/testing/harness.ts';
 import { createConsoleKey, spendScope } from './keys.ts';
 import { worstCaseMicros } from './metering.ts';
@@ -180,4 +182,27 @@ test("the flusher's batch writes the same usage rows and lastUsedAt as one write
   await recordUsage(gw.db, { ...calls[0]!, keyId: a });
   await recordUsageBatch(gw.db, [{ ...calls[0]!, keyId: b }]);
   assert.deepEqual(await rows(b), await rows(a));
+});
+
+test("a killed process's lease is given back by the repair at the next start; what it had charged stays charged", async () => {
+  const ws = await gw.workspace(1);
+  // A pid that surely ended: a process that already exited.
+  const deadPid = spawnSync(process.execPath, ['-e', '']).pid;
+  const lease = await placeHold(gw.db, {
+    accountId: ws.accountId,
+    service: 'llm-gateway',
+    reference: 'lease-of-a-killed-process',
+    micros: 10_000,
+    owner: `llm-gateway@${hostname()}:${deadPid}`,
+    expiresAt: new Date(Date.now() + 12 * 60_000),
+  });
+  await captureFromHold(gw.db, lease.id, 300, 'chatcmpl-before-the-kill');
+  const restarted = await gw.another();
+  try {
+    assert.equal((await getHold(gw.db, lease.id))!.status, 'released');
+    assert.deepEqual(await getBalance(gw.db, ws.accountId), { accountId: ws.accountId, availableMicros: 1_000_000 - 300, heldMicros: 0 });
+    assert.equal(await ledgerSum(gw.db, ws.accountId), 1_000_000 - 300);
+  } finally {
+    await restarted.close();
+  }
 });

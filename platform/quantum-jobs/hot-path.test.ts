@@ -49,7 +49,9 @@ describe('the job path of a process with a free worker', () => {
         assert.equal(Object.values(read!.result!.counts).reduce((a, b) => a + b, 0), 100);
         // What memory served is what the row holds; another account reads nothing.
         store.on = false;
-        assert.deepEqual(read, await selectJobWithResult(db, scope, job.id));
+        const fromRow = await selectJobWithResult(db, scope, job.id);
+        assert.deepEqual(read, fromRow);
+        assert.equal(JSON.stringify(read), JSON.stringify(fromRow), 'and serializes byte for byte as the row does');
         assert.equal(await getJobWithResult(ctx, { service: 'hot', accountId: 'acc_someone_else' }, job.id), null);
         assert.equal(await getJobWithResult(ctx, { service: 'other', accountId: account.id }, job.id), null);
         const [row] = await db.query<{ attempts: number; same: boolean }>('SELECT attempts, started_at = created_at AS same FROM quantum_jobs WHERE id = $1', [job.id]);

@@ -72,6 +72,24 @@ interface Recent {
   until: number;
 }
 
+/**
+ * A JSON value with its object keys in the order the store's jsonb keeps them (shorter keys
+ * first, then by their bytes), so that a result read from memory serializes exactly as one
+ * read from the row.
+ */
+function jsonbOrder(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(jsonbOrder);
+  if (v === null || typeof v !== 'object') return v;
+  const keys = Object.keys(v).sort((a, b) => {
+    const la = Buffer.byteLength(a);
+    const lb = Buffer.byteLength(b);
+    return la !== lb ? la - lb : Buffer.compare(Buffer.from(a), Buffer.from(b));
+  });
+  const out: Record<string, unknown> = {};
+  for (const k of keys) out[k] = jsonbOrder((v as Record<string, unknown>)[k]);
+  return out;
+}
+
 /** How long, and how many, completed results stay in memory for the reads that follow the end. */
 const RECENT_MS = 2000;
 const RECENT_MAX = 256;
@@ -392,7 +410,7 @@ export class QuantumRunner {
       if (r.until > now && this.recent.size < RECENT_MAX) break;
       this.recent.delete(id);
     }
-    this.recent.set(job.id, { job: structuredClone(job), resultJson: json, until: now + RECENT_MS });
+    this.recent.set(job.id, { job: structuredClone(job), resultJson: JSON.stringify(jsonbOrder(JSON.parse(json))), until: now + RECENT_MS });
   }
 
   /**

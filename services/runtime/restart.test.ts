@@ -45,7 +45,8 @@ describe('runtime across a restart', () => {
     const url = await restart();
     api = client({ ...svc, url }, k.key);
     const [hold] = await svc.db.query<{ status: string }>("SELECT status FROM billing_holds WHERE reference = $1", [sub.body.job_id]);
-    assert.equal(hold!.status, 'open', 'the hold survives the restart');
+    // Still open, or already settled by the new process's rerun on a fast machine: never released.
+    assert.ok(hold && ['open', 'settled'].includes(hold.status), `the hold survives the restart: ${hold?.status}`);
     const done = await api.get(`/api/v1/runtime/jobs/${sub.body.job_id}?wait=60`);
     assert.equal(done.body.status, 'completed');
     assert.equal(done.body.result.shots, 20_000);

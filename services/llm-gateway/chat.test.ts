@@ -68,6 +68,14 @@ test('only the six fields reach the model; tools, seed, stop, n and the rest are
   assert.deepEqual(Object.keys(up.bodies[0]!).sort(), ['messages', 'model', 'stream', 'temperature']);
 });
 
+test('a max_tokens above the model output limit reaches the model as that limit, which the hold covers', async () => {
+  const ws = await gw.workspace(1);
+  up.bodies.length = 0;
+  const res = await chat(ws.key, { ...hello, max_tokens: 5000 });
+  assert.equal(res.status, 200);
+  assert.equal(up.bodies[0]!.max_tokens, 100);
+});
+
 test('a streamed completion is text/event-stream with no-cache, chunk frames and a final data: [DONE]', async () => {
   const ws = await gw.workspace(1);
   const res = await fetch(`${gw.url}/api/v1/chat/completions`, {

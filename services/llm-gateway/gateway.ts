@@ -159,11 +159,12 @@ export class Gateway {
     return { requestId, model, money, minute };
   }
 
-  request(call: ChatCall, signal: AbortSignal): ChatRequest {
+  request(call: ChatCall, model: GatewayModel, signal: AbortSignal): ChatRequest {
     const req: ChatRequest = { model: call.model, messages: call.messages, signal };
     if (call.temperature !== undefined) req.temperature = call.temperature;
     if (call.top_p !== undefined) req.top_p = call.top_p;
-    if (call.max_tokens !== undefined) req.max_tokens = call.max_tokens;
+    // Capped at the model's output limit: the hold covers no more, so the model may produce no more.
+    if (call.max_tokens !== undefined) req.max_tokens = Math.min(call.max_tokens, model.maxOutputTokens);
     return req;
   }
 
@@ -195,7 +196,7 @@ export class Gateway {
     const timer = setTimeout(() => stop.abort(new DOMException('call took longer than the gateway allows', 'TimeoutError')), this.maxCallMs);
     let result;
     try {
-      result = await this.models.chat(this.request(call, stop.signal));
+      result = await this.models.chat(this.request(call, a.model, stop.signal));
     } catch (err) {
       if (clientGone.aborted) {
         // The client left while the model ran: the prompt was processed, nothing was delivered.
@@ -233,7 +234,7 @@ export class Gateway {
       timedOut = true;
       stop.abort(new Error('call took longer than the gateway allows'));
     }, this.maxCallMs);
-    const iterator = this.models.chatStream(this.request(call, stop.signal))[Symbol.asyncIterator]();
+    const iterator = this.models.chatStream(this.request(call, a.model, stop.signal))[Symbol.asyncIterator]();
     let first: IteratorResult<ChatChunk>;
     try {
       first = await iterator.next();

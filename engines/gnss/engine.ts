@@ -71,6 +71,8 @@ export class GnssEngine {
   private readonly options: EngineOptions;
   lastAssessment?: EpochAssessment;
   holdoverSince?: number;
+  /** The last holdover period, ended but not yet judged against a clock measurement. */
+  private unjudged?: HoldoverPeriod;
   /** Drift one-sigma (s/s) when `calibrate` last ran, to report how much the estimate improved since. */
   lastCalibrationDriftSigma?: number;
   /** Each holdover period, and on recovery the clock error it had accumulated against the prediction. */
@@ -142,6 +144,13 @@ export class GnssEngine {
     this.history.record(obs.time, status, threat, warnings.map((w) => w.type));
     // Hold over while there is no fix or while a spoofing/interference event is open.
     const holdover = !fix || status === 'alert' || this.history.open !== undefined;
+    // A recovery whose own epoch had no clock measurement (the epoch that resolves an event is
+    // still under suspicion when the clock is fed) is judged by the next measurement.
+    if (this.unjudged && clockUpdate && clockUpdate.innovationVariance > 0) {
+      this.unjudged.errorNs = clockUpdate.innovation * 1e9;
+      this.unjudged.predictedSigmaNs = Math.sqrt(clockUpdate.innovationVariance) * 1e9;
+      this.unjudged = undefined;
+    }
     if (holdover && this.holdoverSince === undefined) {
       this.holdoverSince = obs.time;
       this.holdovers.push({ start: obs.time });
@@ -154,7 +163,7 @@ export class GnssEngine {
       if (clockUpdate && clockUpdate.innovationVariance > 0) {
         period.errorNs = clockUpdate.innovation * 1e9;
         period.predictedSigmaNs = Math.sqrt(clockUpdate.innovationVariance) * 1e9;
-      }
+      } else this.unjudged = period;
     }
     const pred = this.clock.initialised ? this.clock.predict(obs.time) : undefined;
     const st = this.clock.state();

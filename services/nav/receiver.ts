@@ -55,6 +55,8 @@ export class NavReceiver {
   private writes: Promise<void> = Promise.resolve();
   private readonly eventIds = new WeakMap<SpoofingEvent, { id: string; written: string }>();
   private holdoverRow?: { id: string; engineIndex: number };
+  /** An ended holdover whose recovery error the engine had not measured yet when it was written. */
+  private unjudgedRow?: { id: string; period: { errorNs?: number; predictedSigmaNs?: number } };
   private lastHoldover = false;
   private recentSolutions: Solution[] = [];
   /** Wall-clock ms from an epoch's arrival to its verdict, of the last epoch. */
@@ -259,6 +261,11 @@ export class NavReceiver {
         );
       }
     }
+    if (this.unjudgedRow?.period.errorNs !== undefined) {
+      const { id, period } = this.unjudgedRow;
+      this.unjudgedRow = undefined;
+      this.queue(() => this.ctx.db.query('UPDATE nav_holdovers SET error_ns = $2, predicted_sigma_ns = $3 WHERE holdover_id = $1', [id, period.errorNs, period.predictedSigmaNs ?? null]));
+    }
     if (s.holdover !== this.lastHoldover) {
       this.lastHoldover = s.holdover;
       const at = new Date(gpsToUnixMs(s.gpsTime));
@@ -273,6 +280,7 @@ export class NavReceiver {
         const row = this.holdoverRow;
         this.holdoverRow = undefined;
         const period = engine && row.engineIndex >= 0 ? engine.holdovers[engine.holdovers.length - 1] : undefined;
+        if (period && period.errorNs === undefined) this.unjudgedRow = { id: row.id, period };
         this.queue(() =>
           this.ctx.db.query('UPDATE nav_holdovers SET ended_at = $2, error_ns = $3, predicted_sigma_ns = $4 WHERE holdover_id = $1', [
             row.id,

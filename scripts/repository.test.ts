@@ -1,7 +1,7 @@
 /**
  * The repository stands alone: a clone into an empty folder must pass its tests, so no
- * source file may name a path outside the checkout — a sibling folder (`../shared`), a
- * relative path that climbs above the repository root, or an absolute path of this machine.
+ * source file may name a path outside the checkout: a relative path that climbs above the
+ * repository root (a sibling folder of the checkout, say), or an absolute path of this machine.
  */
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
@@ -35,7 +35,6 @@ export function outsidePaths(file: string, text: string): string[] {
   const problems: string[] = [];
   const lines = text.split('\n');
   lines.forEach((line, i) => {
-    if (/\.\.\/shared\b/.test(line)) problems.push(`${i + 1}: names ../shared`);
     const abs = ABSOLUTE.exec(line);
     if (abs) problems.push(`${i + 1}: names the absolute path ${abs[1]}`);
     for (const m of line.matchAll(RELATIVE)) {
@@ -62,9 +61,9 @@ test('no source file names a path outside the repository', () => {
 test('the check catches a sibling folder, a climb above the root and a machine path', () => {
   const inCli = join(root, 'cli/commands/x.test.ts');
   assert.equal(outsidePaths(inCli, "new URL('../../fixtures/a.qasm', import.meta.url)").length, 0);
-  assert.equal(outsidePaths(inCli, "new URL('../../../shared/fixtures/a.qasm', import.meta.url)").length, 2);
+  assert.equal(outsidePaths(inCli, "new URL('../../../sibling/fixtures/a.qasm', import.meta.url)").length, 1);
   assert.equal(outsidePaths(inCli, "readFileSync('../../../elsewhere/a.txt')").length, 1);
-  assert.equal(outsidePaths(inCli, "const data = '/work/shared/fixtures';").length, 1);
+  assert.equal(outsidePaths(inCli, "const data = '/work/sibling/fixtures';").length, 1);
   assert.equal(outsidePaths(inCli, "const home = '/home/alice/models';").length, 1);
   assert.equal(outsidePaths(inCli, "fetch('https://example.test/work/x'); mkdtempSync('/tmp/x')").length, 0);
 });

@@ -100,22 +100,11 @@ export function tokenMatches(presented: string, hash: string | null): boolean {
   return timingSafeEqual(Buffer.from(hashToken(presented), 'hex'), Buffer.from(hash, 'hex'));
 }
 
-export interface NewRuntimeJob {
-  id: string;
-  accountId: string;
-  keyId: string;
-  backendId: string;
-  qasm: string;
-  shots: number;
-  mode: 'sync' | 'async';
-  phase: Phase;
-  approvalRequired: boolean;
-  approvalTokenHash: string | null;
-  estimatedMicros: number | null;
-  costBasis: Record<string, unknown> | null;
-  prepared: Optimization | null;
-  now: Date;
-}
+/** What a submission writes: the job's own fields as submitted, by a key, at `now`. */
+export type NewRuntimeJob = Pick<
+  RuntimeJob,
+  'id' | 'accountId' | 'backendId' | 'qasm' | 'shots' | 'mode' | 'phase' | 'approvalRequired' | 'approvalTokenHash' | 'estimatedMicros' | 'costBasis' | 'prepared'
+> & { keyId: string; now: Date };
 
 export async function insertRuntimeJob(db: Sql, j: NewRuntimeJob): Promise<RuntimeJob> {
   const [row] = await db.query<Row>(

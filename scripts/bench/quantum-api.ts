@@ -14,6 +14,7 @@ import { optimize } from '../../engines/quantum/optimizer/index.ts';
 import { startQuantumWorkers } from '../../platform/quantum-jobs/index.ts';
 import { call, startTestService } from '../../platform/testing/harness.ts';
 import { qcosService } from '../../services/qcos/service.ts';
+import { timeIt } from './lib/timing.ts';
 
 const BELL = 'OPENQASM 2.0;\ninclude "qelib1.inc";\nqreg q[2];\ncreg c[2];\nh q[0];\ncx q[0],q[1];\nmeasure q -> c;\n';
 
@@ -28,21 +29,6 @@ function randomCircuit(n: number, depth: number, seed = 7): string {
   }
   lines.push('measure q -> c;');
   return lines.join('\n');
-}
-
-function pct(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
-}
-
-async function timeIt(n: number, fn: () => unknown): Promise<{ p50: number; p99: number }> {
-  const t: number[] = [];
-  for (let i = 0; i < n; i++) {
-    const t0 = performance.now();
-    await fn();
-    t.push(performance.now() - t0);
-  }
-  t.sort((a, b) => a - b);
-  return { p50: pct(t, 50), p99: pct(t, 99) };
 }
 
 const ms = (x: number) => `${x.toFixed(2).padStart(8)} ms`;

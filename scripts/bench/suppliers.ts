@@ -13,24 +13,10 @@ import { emulatedTargets } from '../../services/suppliers/catalog.ts';
 import { analyzeCircuit } from '../../services/suppliers/circuit.ts';
 import { estimate } from '../../services/suppliers/pricing.ts';
 import { suppliersService } from '../../services/suppliers/service.ts';
+import { timeIt } from './lib/timing.ts';
 
 const BELL = 'OPENQASM 2.0;\ninclude "qelib1.inc";\nqreg q[2];\ncreg c[2];\nh q[0];\ncx q[0],q[1];\nmeasure q -> c;\n';
 const GRID = 'arn:lattice:supplier-c:::device/qpu/lattice/lattice_grid_16';
-
-function pct(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
-}
-
-async function timeIt(n: number, fn: () => unknown): Promise<{ p50: number; p99: number }> {
-  const t: number[] = [];
-  for (let i = 0; i < n; i++) {
-    const t0 = performance.now();
-    await fn();
-    t.push(performance.now() - t0);
-  }
-  t.sort((a, b) => a - b);
-  return { p50: pct(t, 50), p99: pct(t, 99) };
-}
 
 const ms = (x: number) => `${x.toFixed(3).padStart(9)} ms`;
 

@@ -10,10 +10,12 @@
  * const { candidates } = await generateCandidates(provider, req, 4);
  * candidates[0].content, candidates[0].meanEntropy
  */
-import type { ChatHistoryItem, LlamaContext, Token } from 'node-llama-cpp';
+import type { LlamaContext, Token } from 'node-llama-cpp';
 import { LanguageError } from '../errors.ts';
 import type { ChatRequest, FinishReason, Usage } from '../types.ts';
 import { validateChatRequest } from '../validate.ts';
+import { chatHistory } from './history.ts';
+import type { LocalModelOptions } from './provider.ts';
 import { loadModel } from './runtime.ts';
 
 export interface Candidate {
@@ -34,19 +36,9 @@ export interface CandidatesResult {
   batched: boolean;
 }
 
-export interface LocalGenerationModel {
-  path: string;
-  contextSize?: number;
-  threads?: number;
-}
+/** The model file and its context settings, as the local provider takes them. */
+export type LocalGenerationModel = LocalModelOptions;
 
-function history(req: ChatRequest): ChatHistoryItem[] {
-  const items: ChatHistoryItem[] = req.messages.map((m) =>
-    m.role === 'assistant' ? { type: 'model', response: [m.content] } : { type: m.role, text: m.content },
-  );
-  items.push({ type: 'model', response: [] });
-  return items;
-}
 
 /** Text the model must not show: the chat template's end-of-turn marker, when it is plain text. */
 const TURN_END = ['<|im_end|>', '<|eot_id|>', '<|end|>', '</s>'];
@@ -88,7 +80,7 @@ export async function generateCandidates(
     const sequences = Array.from({ length: k }, () => context.getSequence());
     // The chat template of the file renders the prompt, exactly as LlamaChat would.
     const templ = new LlamaChat({ contextSequence: sequences[0]!, autoDisposeSequence: false });
-    const promptTokens = templ.chatWrapper.generateContextState({ chatHistory: history(req) }).contextText.tokenize(model.tokenizer);
+    const promptTokens = templ.chatWrapper.generateContextState({ chatHistory: chatHistory(req) }).contextText.tokenize(model.tokenizer);
     templ.dispose({ disposeSequence: false });
     if (promptTokens.length >= size) {
       throw new LanguageError('context_length_exceeded', `the prompt is ${promptTokens.length} tokens; model "${req.model}" has a context of ${size} tokens`);

@@ -5,11 +5,12 @@
  * that does not fit is refused before generation instead of being silently truncated.
  */
 import { availableParallelism } from 'node:os';
-import type { ChatHistoryItem, LlamaContext, LlamaModel } from 'node-llama-cpp';
+import type { LlamaContext, LlamaModel } from 'node-llama-cpp';
 import { LanguageError } from '../errors.ts';
 import type { ChatChunk, ChatRequest, ChatResult, EmbedResult, FinishReason, Provider } from '../types.ts';
 import { validateChatRequest } from '../validate.ts';
 import { ChunkQueue } from './queue.ts';
+import { chatHistory as historyOf } from './history.ts';
 import { loadModel } from './runtime.ts';
 
 export interface LocalModelOptions {
@@ -18,13 +19,6 @@ export interface LocalModelOptions {
   threads?: number;
 }
 
-function history(req: ChatRequest): ChatHistoryItem[] {
-  const items: ChatHistoryItem[] = req.messages.map((m) =>
-    m.role === 'assistant' ? { type: 'model', response: [m.content] } : { type: m.role, text: m.content },
-  );
-  items.push({ type: 'model', response: [] });
-  return items;
-}
 
 export class LocalProvider implements Provider {
   readonly kind = 'local';
@@ -54,7 +48,7 @@ export class LocalProvider implements Provider {
     const o = this.options(req.model);
     const model = await loadModel(o.path);
     const { LlamaChat } = await import('node-llama-cpp');
-    const chatHistory = history(req);
+    const chatHistory = historyOf(req);
     const size = this.contextSize(model, o);
     let context: LlamaContext | undefined;
     try {

@@ -91,7 +91,7 @@ export function registerChat(app: ServiceApp, deps: QDeps): void {
       },
     },
     async (req, reply) => {
-      const caller = await begin(deps, req, { tokens: true });
+      const caller = await begin(deps, req, { tokens: true, inference: true });
       const body = req.body as ChatBody;
       const userSystem = caller.tenant?.settings.custom_system_prompt ?? body.messages.find((m) => m.role === 'system')?.content ?? null;
       const prepared = await prepareChat(db, deps.language, deps.adapters, caller, body);

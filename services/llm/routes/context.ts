@@ -2,10 +2,11 @@
 import type { FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
 import { checkFeatureKey } from '../../../platform/licenses/feature-keys.ts';
 import type { ServiceContext } from '../../../platform/service.ts';
-import { resolveCaller, type Caller } from '../caller.ts';
+import { pathTenant, resolveCaller, type Caller } from '../caller.ts';
 import { qError } from '../errors.ts';
 import type { Language } from '../language.ts';
-import { admit } from '../limits.ts';
+import { admit, callerBudget, operatorBudget, tenantBudget } from '../limits.ts';
+import type { TenantRow } from '../tenants.ts';
 import type { Adapters } from '../training/adapters.ts';
 import type { Events } from '../events.ts';
 import type { Trainer } from '../training/runner.ts';
@@ -31,13 +32,29 @@ export const TAG = {
 } as const;
 
 /**
- * The caller of an authenticated request, counted against its limits. `tokens`: the route
- * spends tokens, so it is refused once the day's are spent.
+ * The caller of an authenticated request, counted against its limits (../limits.ts).
+ * `inference`: chat, embeddings and rerank, which spend the budget of the tenant the caller
+ * acts for; otherwise the route is management or a read, which an admin key does as the
+ * operator. `tokens`: the route spends tokens, so it is refused once the day's are spent.
  */
-export async function begin(deps: QDeps, req: FastifyRequest, opts: { tokens?: boolean } = {}): Promise<Caller> {
+export async function begin(deps: QDeps, req: FastifyRequest, opts: { tokens?: boolean; inference?: boolean } = {}): Promise<Caller> {
   const caller = await resolveCaller(deps.ctx.db, req);
-  await admit(deps.ctx.db, caller, deps.ctx.now(), Boolean(opts.tokens));
+  await admit(deps.ctx.db, opts.inference ? callerBudget(caller) : operatorBudget(caller), deps.ctx.now(), Boolean(opts.tokens));
   return caller;
+}
+
+/**
+ * Work on the tenant of a `/v1/tenants/{tenant_id}/...` path (feedback, dataset uploads,
+ * training): it spends that tenant's tier, also when an admin key does it. A tenant key is
+ * counted before the path is checked, so probing other tenants' paths is counted too.
+ */
+export async function beginForTenant(deps: QDeps, req: FastifyRequest, ref: string): Promise<{ caller: Caller; tenant: TenantRow }> {
+  const db = deps.ctx.db;
+  const caller = await resolveCaller(db, req);
+  if (!caller.admin) await admit(db, callerBudget(caller), deps.ctx.now(), false);
+  const tenant = await pathTenant(db, caller, ref);
+  if (caller.admin) await admit(db, tenantBudget(tenant), deps.ctx.now(), false);
+  return { caller, tenant };
 }
 
 export type LicensedFeature = 'quantum_rerank' | 'lora_training';

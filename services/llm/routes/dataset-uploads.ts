@@ -9,10 +9,9 @@ import type { ServiceApp } from '../../../platform/http/app.ts';
 import { tableRowsAsDocs } from '../../../engines/language/retrieval/tables.ts';
 import { LanguageError } from '../../../engines/language/errors.ts';
 import type { InputDoc } from '../../../engines/language/retrieval/search-index.ts';
-import { pathTenant } from '../caller.ts';
 import { datasetView, forgetIndex, indexOf, type DatasetRow } from '../datasets.ts';
 import { commonErrors, qError } from '../errors.ts';
-import { begin, bearerSecurity, TAG, type QDeps } from './context.ts';
+import { beginForTenant, bearerSecurity, TAG, type QDeps } from './context.ts';
 import { Dataset, DatasetParams, datasetOf } from './datasets.ts';
 
 const MAX_DOCS = 5_000;
@@ -72,8 +71,7 @@ export function registerDatasetUploads(app: ServiceApp, deps: QDeps): void {
       },
     },
     async (req) => {
-      const caller = await begin(deps, req);
-      const t = await pathTenant(db, caller, req.params.tenant_id);
+      const { tenant: t } = await beginForTenant(deps, req, req.params.tenant_id);
       const d = await datasetOf(deps, t.id, req.params.dataset_id);
       const ids = new Set<string>();
       for (const doc of req.body.docs) {
@@ -106,8 +104,7 @@ export function registerDatasetUploads(app: ServiceApp, deps: QDeps): void {
       },
     },
     async (req) => {
-      const caller = await begin(deps, req);
-      const t = await pathTenant(db, caller, req.params.tenant_id);
+      const { tenant: t } = await beginForTenant(deps, req, req.params.tenant_id);
       const d = await datasetOf(deps, t.id, req.params.dataset_id);
       const { table_name, columns, rows } = req.body;
       const before = d.tables.find((x) => x.table_name === table_name);

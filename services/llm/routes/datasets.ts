@@ -5,7 +5,7 @@ import { newId } from '../../../platform/identity/ids.ts';
 import { pathTenant } from '../caller.ts';
 import { datasetNamespace, datasetView, searchDataset, type DatasetRow } from '../datasets.ts';
 import { commonErrors, qError } from '../errors.ts';
-import { begin, bearerSecurity, TAG, type QDeps } from './context.ts';
+import { begin, beginForTenant, bearerSecurity, TAG, type QDeps } from './context.ts';
 import { TenantIdParams, extend } from './schemas.ts';
 
 export { datasetNamespace };
@@ -53,8 +53,7 @@ export function registerDatasets(app: ServiceApp, deps: QDeps): void {
       },
     },
     async (req, reply) => {
-      const caller = await begin(deps, req);
-      const t = await pathTenant(db, caller, req.params.tenant_id);
+      const { tenant: t } = await beginForTenant(deps, req, req.params.tenant_id);
       const b = req.body;
       const [row] = await db.query<DatasetRow>(
         `INSERT INTO llm_datasets (id, tenant_id, name, type, description, allow_rag, allow_private_training) VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING *`,

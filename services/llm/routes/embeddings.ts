@@ -45,7 +45,7 @@ export function registerEmbeddings(app: ServiceApp, deps: QDeps): void {
       },
     },
     async (req, reply) => {
-      const caller = await begin(deps, req, { tokens: true });
+      const caller = await begin(deps, req, { tokens: true, inference: true });
       const b = req.body;
       const inputs = typeof b.input === 'string' ? [b.input] : b.input;
       const model = deps.language.model(b.model ?? deps.language.config.default_embedding_model, 'embed');

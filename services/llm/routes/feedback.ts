@@ -10,7 +10,7 @@ import { newId } from '../../../platform/identity/ids.ts';
 import { pathTenant } from '../caller.ts';
 import { commonErrors, qError } from '../errors.ts';
 import { trainingPairs } from '../training/dataset.ts';
-import { begin, bearerSecurity, TAG, type QDeps } from './context.ts';
+import { begin, beginForTenant, bearerSecurity, TAG, type QDeps } from './context.ts';
 import { listOf, TenantIdParams } from './schemas.ts';
 
 const TYPES = ['thumbs_up', 'thumbs_down', 'correction', 'rating', 'report'] as const;
@@ -66,8 +66,7 @@ export function registerFeedback(app: ServiceApp, deps: QDeps): void {
       },
     },
     async (req, reply) => {
-      const caller = await begin(deps, req);
-      const t = await pathTenant(db, caller, req.params.tenant_id);
+      const { caller, tenant: t } = await beginForTenant(deps, req, req.params.tenant_id);
       const b = req.body;
       if (b.type === 'correction' && !b.correction) throw qError('INVALID_REQUEST', 'a correction needs the corrected text in `correction`');
       if (b.type === 'rating' && b.rating === undefined) throw qError('INVALID_REQUEST', 'a rating needs `rating`, an integer from 1 to 5');

@@ -47,7 +47,7 @@ export function registerRerank(app: ServiceApp, deps: QDeps): void {
       },
     },
     async (req) => {
-      const caller = await begin(deps, req);
+      const caller = await begin(deps, req, { inference: true });
       const b = req.body;
       const fromModel = b.model === 'classic' || b.model === 'quantum_cpu' || b.model === 'quantum_gpu' ? b.model : undefined;
       const settings = caller.tenant?.settings;

@@ -13,7 +13,7 @@ import { pathTenant } from '../caller.ts';
 import { commonErrors, qError } from '../errors.ts';
 import { trainingPairs } from '../training/dataset.ts';
 import { SECONDS_PER_STEP } from '../training/runner.ts';
-import { begin, bearerSecurity, requireLicense, TAG, type QDeps } from './context.ts';
+import { begin, beginForTenant, bearerSecurity, requireLicense, TAG, type QDeps } from './context.ts';
 import { TenantIdParams, extend } from './schemas.ts';
 
 interface JobRow {
@@ -112,8 +112,7 @@ export function registerTraining(app: ServiceApp, deps: QDeps): void {
       },
     },
     async (req) => {
-      const caller = await begin(deps, req);
-      const t = await pathTenant(db, caller, req.params.tenant_id);
+      const { caller, tenant: t } = await beginForTenant(deps, req, req.params.tenant_id);
       await requireLicense(deps, req, caller, 'lora_training');
       if (t.settings.default_model !== BUILTIN_MODEL_ID) {
         throw qError('INVALID_REQUEST', `LoRA training runs on the built-in model ${BUILTIN_MODEL_ID}; the tenant's default_model is ${t.settings.default_model}`);

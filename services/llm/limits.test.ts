@@ -1,0 +1,87 @@
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { OPERATOR_RPM } from './limits.ts';
+import { startLlm, type LlmTest } from './testing.ts';
+
+let s: LlmTest;
+before(async () => {
+  s = await startLlm();
+  // One fixed minute: the counts below never straddle a window boundary.
+  s.t.clock.set(new Date(Math.floor(Date.now() / 60_000) * 60_000 + 1_000));
+});
+after(() => s.close());
+
+const rerank = { query: 'boundary layer', documents: ['boundary layer flow', 'tax law'] };
+
+test('an admin key on the free plan manages tenants without a tenant tier’s 20 requests per minute', async () => {
+  const { key: admin } = await s.t.newKey({ role: 'admin' });
+  const statuses: number[] = [];
+  for (let i = 0; i < 8; i++) {
+    const c = await s.req('/v1/tenants', admin, { body: { name: `Ops ${i}`, tier: 'free' } });
+    statuses.push(c.status);
+    statuses.push((await s.req(`/v1/tenants/${c.body.id}`, admin)).status);
+    statuses.push((await s.req(`/v1/tenants/${c.body.id}/settings`, admin, { method: 'PATCH', body: { enable_rerank: false } })).status);
+  }
+  for (let i = 0; i < 4; i++) {
+    statuses.push((await s.req('/v1/tenants', admin)).status);
+    statuses.push((await s.req('/v1/admin/usage', admin)).status);
+    statuses.push((await s.req('/v1/webhooks', admin)).status);
+    statuses.push((await s.req('/v1/models', admin)).status);
+  }
+  assert.equal(statuses.length, 40);
+  assert.deepEqual(
+    statuses.filter((x) => x >= 300),
+    [],
+  );
+});
+
+test('an admin key acting for a tenant spends that tenant’s tier, the same budget as the tenant’s own key', async () => {
+  const { key: admin } = await s.t.newKey({ role: 'admin', plan: 'enterprise' });
+  const created = await s.req('/v1/tenants', admin, { body: { name: 'Small shop', tier: 'free' } });
+  assert.equal(created.status, 201);
+  const { slug, id, api_key: tenantKey } = created.body;
+  // Twenty requests of the tenant's: feedback on its path and reranks under X-Tenant-ID.
+  for (let i = 0; i < 10; i++) {
+    assert.equal((await s.req(`/v1/tenants/${slug}/feedback`, admin, { body: { type: 'thumbs_up' } })).status, 201);
+  }
+  for (let i = 0; i < 9; i++) {
+    assert.equal((await s.req('/v1/rerank', admin, { headers: { 'x-tenant-id': slug }, body: rerank })).status, 200);
+  }
+  assert.equal((await s.req('/v1/rerank', tenantKey, { body: rerank })).status, 200);
+  const over = await s.req('/v1/rerank', admin, { headers: { 'x-tenant-id': slug }, body: rerank });
+  assert.equal(over.status, 429);
+  assert.equal(over.body.error.code, 'RATE_LIMITED');
+  assert.match(over.body.error.message, /20 requests per minute reached for tier free/);
+  const feedback = await s.req(`/v1/tenants/${id}/feedback`, admin, { body: { type: 'thumbs_up' } });
+  assert.equal(feedback.status, 429);
+  assert.equal((await s.req('/v1/rerank', tenantKey, { body: rerank })).status, 429);
+  // The operator's own work is not the tenant's: it goes on.
+  assert.equal((await s.req(`/v1/tenants/${id}`, admin)).status, 200);
+  assert.equal((await s.req('/v1/admin/usage', admin)).status, 200);
+  // Once the minute is over the tenant is served again.
+  s.t.clock.advance(60_000);
+  assert.equal((await s.req('/v1/rerank', admin, { headers: { 'x-tenant-id': slug }, body: rerank })).status, 200);
+  s.t.clock.advance(-60_000);
+});
+
+test('the operator limit is counted in the database for all admin keys of the account', async () => {
+  const { key: admin, accountId } = await s.t.newKey({ role: 'admin' });
+  const { key: second } = await s.t.newKey({ role: 'admin', accountId });
+  const tenant = await s.req('/v1/tenants', admin, { body: { name: 'Unaffected', tier: 'free' } });
+  assert.equal(tenant.status, 201);
+  const window = new Date(Math.floor(s.t.clock.now().getTime() / 60_000) * 60_000);
+  // Another process of the cluster already counted the minute's budget but one.
+  await s.t.db.query(
+    `INSERT INTO llm_rate_windows (subject, window_start, requests) VALUES ($1, $2, $3)
+     ON CONFLICT (subject, window_start) DO UPDATE SET requests = EXCLUDED.requests`,
+    [`operator:${accountId}`, window, OPERATOR_RPM - 1],
+  );
+  assert.equal((await s.req('/v1/tenants', admin)).status, 200);
+  const over = await s.req('/v1/tenants', second);
+  assert.equal(over.status, 429);
+  assert.equal(over.body.error.code, 'RATE_LIMITED');
+  assert.match(over.body.error.message, new RegExp(`${OPERATOR_RPM} requests per minute reached for the account's admin keys \\(operator limit\\)`));
+  assert.ok(over.body.error.retry_after >= 1 && over.body.error.retry_after <= 60);
+  // The account's tenant keeps its own budget.
+  assert.equal((await s.req('/v1/models', tenant.body.api_key)).status, 200);
+});

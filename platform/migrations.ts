@@ -9,6 +9,7 @@ import { quantumJobMigrations } from './quantum-jobs/migrations.ts';
 import { featureKeyMigrations } from './licenses/migrations.ts';
 import { evidenceMigrations } from './evidence/migrations.ts';
 import { webhookMigrations } from './webhooks/migrations.ts';
+import { limitMigrations } from './limits/migrations.ts';
 import type { Migration } from './storage/migrate.ts';
 
-export const platformMigrations: readonly Migration[] = [...identityMigrations, ...quantumJobMigrations, ...featureKeyMigrations, ...billingMigrations, ...evidenceMigrations, ...webhookMigrations];
+export const platformMigrations: readonly Migration[] = [...identityMigrations, ...quantumJobMigrations, ...featureKeyMigrations, ...billingMigrations, ...evidenceMigrations, ...webhookMigrations, ...limitMigrations];

@@ -159,3 +159,30 @@ test('the day’s token budget, once spent, answers 429 until midnight UTC', asy
   assert.equal(r.body.error.code, 'RATE_LIMITED');
   assert.ok(r.body.error.retry_after > 0 && r.body.error.retry_after <= 86400);
 });
+
+test('every /v1/models entry has a positive context_length that is the input it really takes, and says what it is for', async () => {
+  const r = await s.req('/v1/models', a.key);
+  assert.equal(r.status, 200);
+  const byId = new Map<string, { context_length: number; capabilities: string[]; description: string }>(r.body.data.map((m: { id: string }) => [m.id, m]));
+  for (const [id, m] of byId) {
+    assert.ok(Number.isInteger(m.context_length) && m.context_length > 0, `${id}: ${m.context_length}`);
+    assert.ok(m.capabilities.length > 0, id);
+    assert.match(m.description, /\bfor\b/, id);
+  }
+  assert.deepEqual(byId.get('lattice-tiny')!.capabilities, ['chat', 'embed']);
+  assert.equal(byId.get('lattice-tiny')!.context_length, 256);
+  assert.match(byId.get('lattice-tiny')!.description, /smoke-test/);
+  assert.deepEqual(byId.get('classic-embed')!.capabilities, ['embed']);
+  for (const id of ['classic', 'quantum_cpu', 'quantum_gpu']) assert.deepEqual(byId.get(id)!.capabilities, ['rerank'], id);
+  // The classic embedding takes a text of exactly its context_length, and refuses a longer one.
+  const n = byId.get('classic-embed')!.context_length;
+  const longest = 'flow '.repeat(n / 5 + 1).slice(0, n);
+  const ok = await s.req('/v1/embeddings', a.key, { body: { model: 'classic-embed', input: longest } });
+  assert.equal(ok.status, 200);
+  const over = await s.req('/v1/embeddings', a.key, { body: { model: 'classic-embed', input: `${longest}x` } });
+  assert.equal(over.status, 400);
+  // So does the classic rerank tier with a document.
+  const k = byId.get('classic')!.context_length;
+  assert.equal((await s.req('/v1/rerank', a.key, { body: { query: 'flow', documents: [longest.slice(0, k)] } })).status, 200);
+  assert.equal((await s.req('/v1/rerank', a.key, { body: { query: 'flow', documents: [`${longest.slice(0, k)}x`] } })).status, 400);
+});

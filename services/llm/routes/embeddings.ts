@@ -9,6 +9,7 @@ import { LanguageError } from '../../../engines/language/errors.ts';
 import { commonErrors, qError } from '../errors.ts';
 import { chargeTokens } from '../limits.ts';
 import { begin, bearerSecurity, TAG, type QDeps } from './context.ts';
+import { MAX_TEXT_CHARS } from './schemas.ts';
 
 const MAX_INPUTS = 2048;
 
@@ -27,7 +28,7 @@ export function registerEmbeddings(app: ServiceApp, deps: QDeps): void {
         summary: 'Embed texts',
         security: bearerSecurity,
         body: Type.Object({
-          input: Type.Union([Type.String({ maxLength: 200_000 }), Type.Array(Type.String({ maxLength: 200_000 }), { minItems: 1, maxItems: MAX_INPUTS })]),
+          input: Type.Union([Type.String({ maxLength: MAX_TEXT_CHARS }), Type.Array(Type.String({ maxLength: MAX_TEXT_CHARS }), { minItems: 1, maxItems: MAX_INPUTS })]),
           model: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
           encoding_format: Type.Optional(Type.Union([Type.Literal('float'), Type.Literal('base64')])),
           dimensions: Type.Optional(Type.Integer({ minimum: 1 })),

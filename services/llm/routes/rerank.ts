@@ -11,7 +11,7 @@ import type { ServiceApp } from '../../../platform/http/app.ts';
 import type { RerankTierName } from '../../../engines/language/rerank/tiers.ts';
 import { commonErrors } from '../errors.ts';
 import { begin, bearerSecurity, requireLicense, TAG, type QDeps } from './context.ts';
-import { RerankTier } from './schemas.ts';
+import { MAX_TEXT_CHARS, RerankTier } from './schemas.ts';
 
 export function registerRerank(app: ServiceApp, deps: QDeps): void {
   app.post(
@@ -24,7 +24,7 @@ export function registerRerank(app: ServiceApp, deps: QDeps): void {
         security: bearerSecurity,
         body: Type.Object({
           query: Type.String({ minLength: 1, maxLength: 20_000 }),
-          documents: Type.Array(Type.Union([Type.String({ maxLength: 200_000 }), Type.Object({ text: Type.String({ maxLength: 200_000 }) })]), { minItems: 1, maxItems: 1000 }),
+          documents: Type.Array(Type.Union([Type.String({ maxLength: MAX_TEXT_CHARS }), Type.Object({ text: Type.String({ maxLength: MAX_TEXT_CHARS }) })]), { minItems: 1, maxItems: 1000 }),
           top_k: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
           top_n: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, description: 'Cohere’s name for top_k' })),
           tier: Type.Optional(RerankTier),

@@ -2,6 +2,13 @@
 import { Type, type TObject, type TProperties, type TSchema } from 'typebox';
 import { TIERS } from '../plans.ts';
 
+/**
+ * The longest text (characters) that embeddings and rerank take per input or document. The
+ * classic and quantum tiers read a whole text whatever its length, so this cap is their
+ * longest input, which /v1/models reports as their context_length.
+ */
+export const MAX_TEXT_CHARS = 200_000;
+
 export const RerankTier = Type.Union([Type.Literal('classic'), Type.Literal('quantum_cpu'), Type.Literal('quantum_gpu')]);
 export const Tier = Type.String({ minLength: 1, maxLength: 20, description: `${TIERS.join(', ')} (any letter case)` });
 

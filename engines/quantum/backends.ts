@@ -65,20 +65,28 @@ function ringWithChords(n: number): Array<[number, number]> {
 
 const CAL_DATE = '2026-11-01T00:00:00Z';
 
+/**
+ * What a simulator executes without decomposition once a job has been optimized for it: the
+ * optimizer's default target set (`optimizer/basis.ts`, DEFAULT_BASIS), a general one-qubit
+ * rotation and CNOT, applied as they are by every simulation method. Listed (rather than left
+ * empty) so a transpiling client targets exactly what the services' optimizer produces.
+ */
+const SIMULATOR_BASIS = ['u3', 'cx'];
+
 const CATALOG: Backend[] = [
   {
     id: 'statevector_simulator', name: 'Statevector simulator', provider: 'lattice', type: 'simulator', qubits: 30,
-    basis_gates: [], coupling_map: null, calibration: null, max_shots: 1_000_000, max_circuits: 300,
+    basis_gates: SIMULATOR_BASIS, coupling_map: null, calibration: null, max_shots: 1_000_000, max_circuits: 300,
     simulation_methods: ['statevector'],
   },
   {
     id: 'density_matrix_simulator', name: 'Density-matrix simulator', provider: 'lattice', type: 'simulator', qubits: 13,
-    basis_gates: [], coupling_map: null, calibration: null, max_shots: 1_000_000, max_circuits: 300,
+    basis_gates: SIMULATOR_BASIS, coupling_map: null, calibration: null, max_shots: 1_000_000, max_circuits: 300,
     simulation_methods: ['density_matrix'],
   },
   {
     id: 'mps_simulator', name: 'Matrix product state simulator', provider: 'lattice', type: 'simulator', qubits: 1000,
-    basis_gates: [], coupling_map: null, calibration: null, max_shots: 1_000_000, max_circuits: 300,
+    basis_gates: SIMULATOR_BASIS, coupling_map: null, calibration: null, max_shots: 1_000_000, max_circuits: 300,
     simulation_methods: ['mps'],
   },
   {

@@ -75,6 +75,43 @@ describe('POST /v2/circuits', () => {
   });
 });
 
+describe('queue_position in the submit answer', () => {
+  it('is the place the job took in the backend queue: 1 on an idle device, the queue length after the insert behind others', async () => {
+    const key = (await svc.newKey({ plan: 'hybrid' })).key;
+    const own = client(svc, key);
+    const body = { circuit: { qasm: ghz(11), format: 'qasm2' }, backend: 'lattice_grid_16', shots: 2000, optimization_level: 0 };
+    const first = await own.post('/v2/circuits', body);
+    assert.equal(first.status, 201, JSON.stringify(first.body));
+    assert.equal(first.body.queue_position, 1, 'alone on the device, the job is first in its queue');
+    const rest = await Promise.all([1, 2, 3].map(() => own.post('/v2/circuits', body)));
+    const submitted = [first, ...rest].map((r) => r.body);
+    const ended = await Promise.all(submitted.map(async (j) => (await own.get(`/v2/jobs/${j.job_id}?wait=60`)).body));
+    for (const j of ended) assert.equal(j.status, 'completed', JSON.stringify(j));
+    // The queue is FIFO: recount each job's place from what was queued when it was created.
+    const bySeq = [...ended].sort((a, b) => a.started_at.localeCompare(b.started_at));
+    for (const s of submitted) {
+      const me = ended.find((j) => j.job_id === s.job_id)!;
+      const ahead = bySeq.filter((j) => j.started_at < me.started_at && j.started_at > me.created_at).length;
+      assert.equal(s.queue_position, ahead + 1, `${s.job_id}: ${JSON.stringify(ended)}`);
+    }
+    assert.ok(Math.max(...submitted.map((j) => j.queue_position)) >= 2, 'four jobs submitted at once queue behind each other');
+  });
+});
+
+describe('reduction names', () => {
+  it('gives the depth reduction as reduction_percent and depth_reduction_percent in both the submit and the optimize answers', async () => {
+    const c = { qasm: ghz(4), format: 'qasm2' };
+    const s = await api.post('/v2/circuits', { circuit: c, backend: 'statevector_simulator', shots: 10 });
+    assert.equal(s.status, 201, JSON.stringify(s.body));
+    const o = await api.post('/v2/optimize', { circuit: c, target_backend: 'statevector_simulator' });
+    assert.equal(o.status, 200, JSON.stringify(o.body));
+    assert.equal(typeof s.body.optimization.reduction_percent, 'number');
+    assert.equal(s.body.optimization.depth_reduction_percent, s.body.optimization.reduction_percent);
+    assert.equal(o.body.metrics.reduction_percent, o.body.metrics.depth_reduction_percent);
+    assert.equal(o.body.metrics.depth_reduction_percent, s.body.optimization.reduction_percent, 'the same optimizer run gives the same figure');
+  });
+});
+
 describe('jobs', () => {
   it('lists the account jobs with filters, newest first', async () => {
     const other = client(svc, (await svc.newKey({ plan: 'pro' })).key);

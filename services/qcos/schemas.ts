@@ -24,7 +24,8 @@ export const OptimizationSummary = Type.Object(
   {
     original_depth: Int,
     optimized_depth: Int,
-    reduction_percent: Num,
+    reduction_percent: Type.Number({ description: 'Depth reduction in percent (the spec name of the submit answer).' }),
+    depth_reduction_percent: Type.Number({ description: 'The same figure as reduction_percent, named as in /v2/optimize metrics.' }),
     original_gates: Int,
     optimized_gates: Int,
     gate_reduction_percent: Num,
@@ -45,7 +46,9 @@ export const JobOut = Type.Object(
     quantum_minutes: Type.Number({ description: 'Emulated device minutes charged (0 on simulators).' }),
     simulation_minutes: Type.Number({ description: 'Simulator minutes charged (0 on emulated devices).' }),
     shots: Int,
-    queue_position: Type.Union([Int, Type.Null()], { description: '1-based place in the backend queue while queued.' }),
+    queue_position: Type.Union([Int, Type.Null()], {
+      description: '1-based place in the backend queue while queued (null once it left the queue); in the submit answer, its place when it was queued: the queue length just after the insert.',
+    }),
     error: Type.Union([Type.Object({ code: Type.String(), message: Type.String() }), Type.Null()]),
   },
   { $id: 'Job' },

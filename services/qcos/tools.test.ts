@@ -125,6 +125,21 @@ describe('GET /v2/backends', () => {
     assert.equal((await api.get('/v2/backends/nope')).status, 404);
   });
 
+  it('lists for every backend the gates it executes, the set the optimizer writes for it', async () => {
+    for (const id of ['statevector_simulator', 'density_matrix_simulator', 'mps_simulator', 'lattice_falcon_27', 'lattice_grid_16', 'lattice_ion_11', 'lattice_line_5']) {
+      const d = (await api.get(`/v2/backends/${id}`)).body;
+      assert.ok(d.basis_gates.length > 0, `${id} lists its gates`);
+      const wide = 'OPENQASM 2.0;\ninclude "qelib1.inc";\nqreg q[3];\ncreg c[3];\nh q[0];\nccx q[0],q[1],q[2];\nswap q[0],q[2];\nry(0.3) q[1];\nmeasure q -> c;\n';
+      const o = await api.post('/v2/optimize', { circuit: circuit(wide), target_backend: id, optimization_level: 1 });
+      assert.equal(o.status, 200, JSON.stringify(o.body));
+      const used = new Set([...o.body.optimized_circuit.matchAll(/^([a-z][a-z0-9_]*)(\([^)]*\))? q\[/gm)].map((g: RegExpMatchArray) => g[1]));
+      for (const decl of ['qreg', 'creg', 'measure']) used.delete(decl);
+      assert.ok(used.size > 0, o.body.optimized_circuit);
+      for (const g of used) assert.ok(d.basis_gates.includes(g), `${id}: the optimizer wrote ${g}, not among ${d.basis_gates}`);
+    }
+    assert.deepEqual((await api.get('/v2/backends/statevector_simulator')).body.basis_gates, ['u3', 'cx']);
+  });
+
   it('measures queue_length and average_wait_minutes from the device queue', async () => {
     const key = (await svc.newKey({ plan: 'hybrid' })).key;
     const other = client(svc, key);

@@ -29,15 +29,6 @@ function latestOrFail(deps: NavDeps): Solution {
   return s;
 }
 
-/** The spec's five checks plus the signal power check (C/N0 and AGC), which also decides the status. */
-function withSignalPower(s: Solution) {
-  const sp = s.assessment?.signalPower;
-  const power = sp
-    ? { type: 'signal_power', result: sp.result, score: sp.score, available: sp.available }
-    : { type: 'signal_power', result: s.spoofing.analysis.signal_power.status, score: s.view.spoofing_integrity / 100, available: s.spoofing.analysis.signal_power.measured_dbm !== null };
-  return [...s.spoofing.checks_performed, power];
-}
-
 const iso = (gps: number) => new Date(gpsToUnixMs(gps)).toISOString();
 
 export function registerSpoofing(app: ServiceApp, deps: NavDeps): void {
@@ -57,7 +48,7 @@ export function registerSpoofing(app: ServiceApp, deps: NavDeps): void {
             confidence: Type.Number(),
             threat_type: N(Type.String()),
             last_check: Type.String({ description: 'UTC of the epoch checked' }),
-            checks_performed: Type.Array(Check),
+            checks_performed: Type.Array(Check, { description: 'one entry per check type of the spec: doppler_consistency, multi_constellation, carrier_phase, clock_consistency, ml_anomaly' }),
             detection_latency_ms: Type.Number({ description: 'wall-clock ms from the epoch arriving to its verdict' }),
           }),
         ),
@@ -70,7 +61,9 @@ export function registerSpoofing(app: ServiceApp, deps: NavDeps): void {
         confidence: s.spoofing.confidence,
         threat_type: s.spoofing.threat_type,
         last_check: iso(s.gpsTime),
-        checks_performed: withSignalPower(s),
+        // The spec's five check types only: clients enumerate them. Signal power (C/N0 and AGC) is
+        // reported by /spoofing/analyze (analysis.signal_power) and weighs in the status and threat type.
+        checks_performed: s.spoofing.checks_performed,
         detection_latency_ms: s.solvedAt - s.receivedAt,
       });
     },

@@ -29,6 +29,22 @@ const Body = Type.Object(
   { additionalProperties: false },
 );
 
+/**
+ * The job's 1-based place in its backend's FIFO queue when it was inserted, which is the queue
+ * length just after the insert (the new job is last): the jobs ahead of it (lower queue
+ * sequence) that had not started at its creation, plus itself. Counted from what each of those
+ * is now (still queued, or started after the new job was created), so the answer stays true
+ * even when the queue moves, or the job itself starts, before this count runs.
+ */
+async function placeAtInsert(deps: QcosDeps, job: { backend: string; queueSeq: number; createdAt: Date }): Promise<number> {
+  const [row] = await deps.ctx.db.query<{ n: number | string }>(
+    `SELECT count(*) AS n FROM quantum_jobs
+      WHERE backend = $1 AND queue_seq < $2 AND (status = 'queued' OR started_at > $3)`,
+    [job.backend, job.queueSeq, job.createdAt],
+  );
+  return Number(row?.n ?? 0) + 1;
+}
+
 export function registerCircuits(app: ServiceApp, deps: QcosDeps): void {
   app.post(
     '/v2/circuits',
@@ -73,7 +89,7 @@ export function registerCircuits(app: ServiceApp, deps: QcosDeps): void {
       const stats = (await deviceQueueStats(deps.ctx, [backend.id])).get(backend.id);
       reply.code(201);
       return {
-        ...jobView(job, stats ? stats.queue_length : null),
+        ...jobView(job, await placeAtInsert(deps, job)),
         estimated_wait: stats?.estimated_wait ?? 0,
         optimization: optimizationSummary(prepared.optimization!, level),
       };

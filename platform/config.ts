@@ -19,6 +19,11 @@ export interface LatticeConfig {
   /** Service ids to start; null means all. */
   only: string[] | null;
   logLevel: string;
+  /**
+   * Seconds a stopping process keeps answering, with `/ready` at 503 `draining`, before it
+   * closes its ports (LATTICE_DRAIN_SECONDS, default 5); only when `/ready` has been polled.
+   */
+  drainSeconds: number;
 }
 
 export interface ConfigSources {
@@ -43,6 +48,14 @@ function checkPrefix(name: string, value: unknown): string {
     throw new ConfigError(`${name} must be '' or a path like /licensing, got ${JSON.stringify(value)}`);
   }
   return value;
+}
+
+function checkDrain(value: unknown): number {
+  const seconds = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
+  if (typeof seconds !== 'number' || !Number.isFinite(seconds) || seconds < 0 || seconds > 600) {
+    throw new ConfigError(`LATTICE_DRAIN_SECONDS must be a number of seconds from 0 to 600, got ${JSON.stringify(value)}`);
+  }
+  return seconds;
 }
 
 const envName = (id: string) => id.toUpperCase().replaceAll('-', '_');
@@ -100,5 +113,6 @@ export function loadConfig(sources: ConfigSources): LatticeConfig {
     services,
     only,
     logLevel: env.LATTICE_LOG_LEVEL ?? (file.logLevel as string | undefined) ?? 'warn',
+    drainSeconds: checkDrain(env.LATTICE_DRAIN_SECONDS ?? (file.drainSeconds as unknown) ?? 5),
   };
 }

@@ -1,13 +1,15 @@
 /**
  * Starts services: opens the store once (applying every service's migrations, so there is
  * one schema whatever `--only` says), builds each service's app, listens on its port and,
- * on SIGTERM or SIGINT, stops accepting, lets in-flight requests finish, then closes the
- * store cleanly.
+ * on SIGTERM or SIGINT, answers `/ready` with 503 `draining` for the drain period (when a load
+ * balancer polls it), then stops accepting, lets in-flight requests finish, and closes the
+ * store cleanly. Every service answers `/ready` 503 `starting` until all of them are up.
  */
 import type { LatticeConfig } from './config.ts';
 import type { ServiceApp } from './http/app.ts';
 import { platformMigrations } from './migrations.ts';
 import type { JobQueue } from './jobs/queue.ts';
+import { holdReadiness, nameService, readinessWatched, setPhase } from './observability/http.ts';
 import type { ServiceContext, ServiceDefinition } from './service.ts';
 import type { Migration } from './storage/migrate.ts';
 import { openStore, type Store } from './storage/store.ts';
@@ -91,6 +93,8 @@ export async function startLattice(
     for (const def of selected) {
       const { port, prefix } = config.services[def.id]!;
       const app = await def.build(ctx, { prefix });
+      nameService(app, def.id);
+      holdReadiness(app);
       building = app;
       try {
         await app.listen({ port, host: config.host });
@@ -111,12 +115,17 @@ export async function startLattice(
     await store.close();
     throw err;
   }
+  for (const s of services) setPhase(s.app, 'ready');
   let stopping: Promise<void> | null = null;
   return {
     store,
     services,
     stop() {
       stopping ??= (async () => {
+        for (const s of services) setPhase(s.app, 'draining');
+        // A load balancer polling /ready needs a few polls to see the 503 and stop sending;
+        // requests keep being served meanwhile. Nobody polling, nobody to wait for.
+        if (readinessWatched() && config.drainSeconds > 0) await new Promise((r) => setTimeout(r, config.drainSeconds * 1000));
         await Promise.allSettled(services.map((s) => s.app.close()));
         // Running jobs get a moment to finish; a job cut off is retried after its expiry.
         await queue.stop();

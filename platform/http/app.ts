@@ -5,11 +5,13 @@
  */
 import { randomUUID } from 'node:crypto';
 import { createRequire } from 'node:module';
-import Fastify, { type FastifyError, type FastifyInstance, type FastifyRequest, type FastifySchemaCompiler } from 'fastify';
+import Fastify, { LogController, type FastifyError, type FastifyInstance, type FastifyRequest, type FastifySchemaCompiler } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { ApiError, type ErrorFormatter, type ErrorInfo } from './errors.ts';
 import { registerDocs, type DocsInfo } from './docs.ts';
 import { createValidatorCompiler } from './validation.ts';
+import { installObservability } from '../observability/http.ts';
+import { loggerOptions } from '../observability/logging.ts';
 
 export type ServiceApp = FastifyInstance<
   import('node:http').Server,
@@ -29,6 +31,11 @@ export interface ServiceAppOptions {
   /** Status for schema validation failures: 400 by default, 422 where a spec says so. */
   validationStatus?: 400 | 422;
   logLevel?: string;
+  /**
+   * The service id its metrics and log lines carry; the server names each service it starts
+   * (`nameService`), so a service's own code need not pass it.
+   */
+  service?: string;
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -160,7 +167,10 @@ function describe(err: unknown, validationStatus: number): ErrorInfo {
 export async function createServiceApp(options: ServiceAppOptions): Promise<ServiceApp> {
   const prefix = options.prefix ?? '';
   const app = Fastify({
-    logger: { level: options.logLevel ?? process.env.LATTICE_LOG_LEVEL ?? 'warn' },
+    logger: loggerOptions(options.logLevel ?? process.env.LATTICE_LOG_LEVEL ?? 'warn'),
+    // One line per request is written by the observability hook, with the route template
+    // instead of the URL (a path or query may carry a key).
+    logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: options.bodyLimit ?? 1024 * 1024,
     genReqId: requestIdOf,
     routerOptions: { ignoreTrailingSlash: true },
@@ -171,6 +181,7 @@ export async function createServiceApp(options: ServiceAppOptions): Promise<Serv
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.setValidatorCompiler(compileOnFirstUse(createValidatorCompiler()));
+  installObservability(app, prefix, options.service ?? options.docs.title.toLowerCase().replace(/[^a-z0-9]+/g, '-'));
   app.addHook('onRequest', async (req, reply) => {
     reply.header('x-request-id', req.id);
     if (ENCODED_NUL.test(req.url)) throw new ApiError(400, 'validation_error', NUL_MESSAGE);
@@ -183,7 +194,7 @@ export async function createServiceApp(options: ServiceAppOptions): Promise<Serv
   const validationStatus = options.validationStatus ?? 400;
   app.setErrorHandler(async (err, req: FastifyRequest, reply) => {
     const info = describe(err, validationStatus);
-    if (info.status >= 500) req.log.error({ err, reqId: req.id }, 'request failed');
+    if (info.status >= 500) req.log.error({ err, route: req.routeOptions.url ?? 'unmatched' }, 'request failed');
     if (err instanceof ApiError) reply.headers(err.headers);
     if ((err as FastifyError).code === 'FST_ERR_CTP_BODY_TOO_LARGE') await drainBody(req.raw);
     return reply.code(info.status).type('application/json').send(options.formatError(info, req.id));

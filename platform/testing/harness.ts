@@ -8,6 +8,7 @@ import type { ServiceApp } from '../http/app.ts';
 import { createAccount, setPlan } from '../identity/accounts.ts';
 import { createKey, type KeyKind } from '../identity/keys.ts';
 import { lazyQueue } from '../jobs/queue.ts';
+import { nameService } from '../observability/http.ts';
 import { allMigrations } from '../server.ts';
 import type { ServiceContext, ServiceDefinition } from '../service.ts';
 import { openPglite, openPostgres, type Database } from '../storage/database.ts';
@@ -78,6 +79,7 @@ export async function startTestService(def: ServiceDefinition, options: { prefix
   const queue = lazyQueue(db, { schema: queueSchema, maintenanceIntervalSeconds: 1, pollingIntervalSeconds: 0.5 });
   const ctx: ServiceContext = { db, dataDir: '', now: clock.now, queue: queue.get };
   const app = await def.build(ctx, { prefix: options.prefix ?? '' });
+  nameService(app, def.id);
   await app.listen({ port: 0, host: '127.0.0.1' });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : 0;

@@ -10,6 +10,7 @@ import { featureKeyMigrations } from './licenses/migrations.ts';
 import { evidenceMigrations } from './evidence/migrations.ts';
 import { webhookMigrations } from './webhooks/migrations.ts';
 import { limitMigrations } from './limits/migrations.ts';
+import { clusterMigrations } from './cluster/migrations.ts';
 import type { Migration } from './storage/migrate.ts';
 
-export const platformMigrations: readonly Migration[] = [...identityMigrations, ...quantumJobMigrations, ...featureKeyMigrations, ...billingMigrations, ...evidenceMigrations, ...webhookMigrations, ...limitMigrations];
+export const platformMigrations: readonly Migration[] = [...identityMigrations, ...quantumJobMigrations, ...featureKeyMigrations, ...billingMigrations, ...evidenceMigrations, ...webhookMigrations, ...limitMigrations, ...clusterMigrations];

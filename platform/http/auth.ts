@@ -7,7 +7,7 @@ import { keyAuthenticatorFor, type KeyAuthenticator } from '../identity/key-cach
 import type { Identity, KeyKind } from '../identity/keys.ts';
 import type { Database } from '../storage/database.ts';
 import { ApiError } from './errors.ts';
-import { RateLimiter } from './rate-limit.ts';
+import { limiterFor, SECOND } from '../limits/windows.ts';
 
 export type KeyHeader = 'bearer' | 'x-api-key' | 'either';
 
@@ -37,7 +37,7 @@ export interface AuthOptions {
   service: string;
   header: KeyHeader;
   kind?: KeyKind;
-  /** Requests per second allowed for a plan; omitted or Infinity means unlimited. */
+  /** Requests per second allowed for a plan (fixed one-second windows counted across the cluster); omitted or Infinity means unlimited. */
   ratePerSecond?: (plan: string | null) => number;
   /** The error thrown for a missing or invalid key, in the service's words. */
   unauthorized: () => ApiError;
@@ -46,7 +46,7 @@ export interface AuthOptions {
 
 /** A preHandler that sets `req.identity` or throws the service's 401 / 429. */
 export function requireKey(options: AuthOptions) {
-  const limiter = new RateLimiter();
+  const limiter = limiterFor(options.db);
   let keys: KeyAuthenticator | null = null;
   return async (req: FastifyRequest): Promise<void> => {
     const raw = presentedKey(req, options.header);
@@ -55,8 +55,9 @@ export function requireKey(options: AuthOptions) {
     const identity = await keys.authenticate(raw, options.service, options.kind ?? 'api_key');
     if (!identity) throw options.unauthorized();
     const rate = options.ratePerSecond?.(identity.plan);
-    if (rate !== undefined && !limiter.take(identity.keyId, rate)) {
-      throw options.rateLimited?.() ?? new ApiError(429, 'rate_limited', 'Rate limit exceeded', {}, { 'retry-after': '1' });
+    if (rate !== undefined && Number.isFinite(rate)) {
+      const taken = await limiter.take(`${options.service}:key:${identity.keyId}:second`, [{ name: 'second', limit: rate, ms: SECOND }]);
+      if (!taken.ok) throw options.rateLimited?.() ?? new ApiError(429, 'rate_limited', 'Rate limit exceeded', {}, { 'retry-after': '1' });
     }
     req.identity = identity;
   };

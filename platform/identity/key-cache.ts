@@ -4,10 +4,10 @@
  *  - only successful lookups are cached, keyed by the key's hash; expiry is re-checked on
  *    every hit;
  *  - revoking a key or changing a plan raises NOTIFY `lattice_api_keys`; every process that
- *    listens (the embedded store's owner, and all servers on PostgreSQL) drops its cache at once;
- *  - a change made through the embedded store's socket by another process (a CLI command) is
- *    not notified, so an entry also expires after `ttlMs` (5 s): the longest a revoked key can
- *    keep working there.
+ *    listens (the embedded store's owner, and all servers on PostgreSQL) drops its cache at once,
+ *    also for a change a CLI command makes through the embedded store's socket
+ *    (storage/socket-notices.ts);
+ *  - an entry also expires after `ttlMs` (5 s), for changes made outside Lattice (SQL by hand).
  */
 import type { Database } from '../storage/database.ts';
 import { authenticateKey, hashKey, type Identity, type KeyKind } from './keys.ts';

@@ -25,7 +25,18 @@ export interface Database extends Sql {
    * that stops listening. PGlite delivers only notifications raised inside its own process.
    */
   listen(channel: string, handler: (payload: string) => void): Promise<() => Promise<void>>;
+  /**
+   * A connection of its own, for state that belongs to a session (advisory locks held while a
+   * process leads: platform/cluster). `onLost` is called once if the connection fails. The
+   * embedded store has one session for its one process: it answers null.
+   */
+  dedicated(onLost: (err: Error) => void): Promise<DedicatedSession | null>;
   close(): Promise<void>;
+}
+
+export interface DedicatedSession extends Sql {
+  /** Gives the connection back (closing it, so that what the session held is released). */
+  release(): Promise<void>;
 }
 
 // pg parses int8 and numeric as strings by default; our counters fit in a double.
@@ -84,6 +95,27 @@ export function openPostgres(config: pg.PoolConfig): Database {
       listeners.add(stop);
       return stop;
     },
+    async dedicated(onLost) {
+      const client = new pg.Client(config);
+      let lost = false;
+      const fail = (err: Error) => {
+        if (lost) return;
+        lost = true;
+        onLost(err);
+      };
+      client.on('error', fail);
+      client.on('end', () => fail(new Error('connection ended')));
+      await client.connect();
+      return {
+        async query<R>(text: string, params?: readonly unknown[]) {
+          return (await client.query(text, params as unknown[] | undefined)).rows as R[];
+        },
+        async release() {
+          lost = true;
+          await client.end().catch(() => {});
+        },
+      };
+    },
     async close() {
       // pool.end() waits for checked-out clients: give back the listening ones first.
       await Promise.all([...listeners].map((stop) => stop()));
@@ -95,6 +127,8 @@ export function openPostgres(config: pg.PoolConfig): Database {
 export interface EmbeddedDatabase extends Database {
   /** The PGlite instance, for serving it over a socket to other processes. */
   readonly pglite: import('@electric-sql/pglite').PGlite;
+  /** Hands a notification raised outside this process's own session (over the socket) to its listeners. */
+  deliver(channel: string, payload: string): void;
 }
 
 /** The embedded PGlite kept in `dir` (created when missing); `dir` null keeps it in memory. */
@@ -102,6 +136,8 @@ export async function openPglite(dir: string | null): Promise<EmbeddedDatabase> 
   const { PGlite } = await import('@electric-sql/pglite');
   if (dir && !existsSync(dir)) mkdirSync(dir, { recursive: true });
   const db = dir ? await PGlite.create(dir) : await PGlite.create();
+  // Listeners by channel, for notifications that arrive over the socket (socket-notices.ts).
+  const socketListeners = new Map<string, Set<(payload: string) => void>>();
   return {
     kind: 'pglite',
     pglite: db,
@@ -123,7 +159,20 @@ export async function openPglite(dir: string | null): Promise<EmbeddedDatabase> 
       return (results[results.length - 1]?.rows ?? []) as Record<string, unknown>[];
     },
     async listen(channel, handler) {
-      return db.listen(channel, handler);
+      const stop = await db.listen(channel, handler);
+      const set = socketListeners.get(channel) ?? new Set();
+      set.add(handler);
+      socketListeners.set(channel, set);
+      return async () => {
+        set.delete(handler);
+        await stop();
+      };
+    },
+    async dedicated() {
+      return null;
+    },
+    deliver(channel, payload) {
+      for (const handler of socketListeners.get(channel) ?? []) handler(payload);
     },
     async close() {
       if (!db.closed) await db.close();

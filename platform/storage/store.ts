@@ -127,7 +127,8 @@ export async function openStore(options: StoreOptions): Promise<Store> {
       const { PGLiteSocketServer } = await import('@electric-sql/pglite-socket');
       const socketPath = join(dataDir, `.s.PGSQL.${SOCKET_PORT}`);
       rmSync(socketPath, { force: true });
-      const s = new PGLiteSocketServer({ db: db.pglite, path: socketPath, maxConnections: 16 });
+      const { pgliteForSocket } = await import('./socket-notices.ts');
+      const s = new PGLiteSocketServer({ db: pgliteForSocket(db.pglite, (channel, payload) => db.deliver(channel, payload)), path: socketPath, maxConnections: 16 });
       await s.start();
       server = s;
     }

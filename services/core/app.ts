@@ -6,7 +6,8 @@ import type { ServiceContext } from '../../platform/service.ts';
 import { CoreError, coreError, formatCoreError } from './errors.ts';
 import { CoreEvidence } from './evidence.ts';
 import { CoreJobs } from './jobs.ts';
-import { MinuteLimiter, rateLimitHook } from './limits.ts';
+import { limiterFor } from '../../platform/limits/windows.ts';
+import { rateLimitHook } from './limits.ts';
 import { ResponseTimes } from './response-times.ts';
 import { registerBackends } from './routes/backends.ts';
 import { registerCalibration } from './routes/calibration.ts';
@@ -64,7 +65,7 @@ export async function buildCoreApp(ctx: ServiceContext, options: { prefix: strin
         header: 'either',
         unauthorized: () => coreError('UNAUTHORIZED', 'Missing or invalid API key (send X-API-Key or Authorization: Bearer)'),
       }),
-      rateLimitHook(new MinuteLimiter()),
+      rateLimitHook(limiterFor(ctx.db), ctx.now),
     ],
   };
 

@@ -1,60 +1,36 @@
 /**
- * The two limits of a core plan: requests per minute per key (token buckets in this process,
- * a full minute's worth available at once), and evaluations per UTC month per account (a
- * counter in the store, taken for a whole submission in one statement so that concurrent
- * submissions never pass the plan's number together).
+ * The two limits of a core plan: requests per minute per key (fixed UTC minutes counted across
+ * the cluster, platform/limits), and evaluations per UTC month per account (a counter in the
+ * store, taken for a whole submission in one statement so that concurrent submissions never
+ * pass the plan's number together).
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { identityOf } from '../../platform/http/auth.ts';
 import { monthPeriod } from '../../platform/identity/usage.ts';
+import { MINUTE, type WindowLimiter } from '../../platform/limits/windows.ts';
 import type { Sql } from '../../platform/storage/database.ts';
 import { coreError } from './errors.ts';
 import { corePlan, type CorePlan } from './plans.ts';
 
-export class MinuteLimiter {
-  private readonly buckets = new Map<string, { tokens: number; at: number }>();
-
-  /** Takes one request from `key`'s bucket; returns what is left, or null when it is empty. */
-  take(key: string, perMinute: number, now = performance.now()): { remaining: number; resetSeconds: number } | null {
-    let bucket = this.buckets.get(key);
-    if (!bucket) {
-      bucket = { tokens: perMinute, at: now };
-      this.buckets.set(key, bucket);
-      if (this.buckets.size > 100_000) this.buckets.delete(this.buckets.keys().next().value!);
-    }
-    bucket.tokens = Math.min(perMinute, bucket.tokens + ((now - bucket.at) / 60_000) * perMinute);
-    bucket.at = now;
-    const perToken = 60 / perMinute;
-    if (bucket.tokens < 1) return null;
-    bucket.tokens -= 1;
-    return { remaining: Math.floor(bucket.tokens), resetSeconds: Math.ceil((perMinute - bucket.tokens) * perToken) };
-  }
-
-  /** Seconds until the bucket holds one request again. */
-  waitSeconds(key: string, perMinute: number): number {
-    const tokens = this.buckets.get(key)?.tokens ?? perMinute;
-    return Math.max(1, Math.ceil((1 - tokens) * (60 / perMinute)));
-  }
-}
-
 /** A preValidation hook, after authentication: the plan's requests per minute, with X-RateLimit-* headers. */
-export function rateLimitHook(limiter: MinuteLimiter) {
+export function rateLimitHook(limiter: WindowLimiter, now: () => Date) {
   return async (req: FastifyRequest, reply: FastifyReply): Promise<void> => {
     const identity = identityOf(req);
     const plan = corePlan(identity.plan);
-    const taken = limiter.take(identity.keyId, plan.requestsPerMinute);
+    const taken = await limiter.take(`core:key:${identity.keyId}`, [{ name: 'minute', limit: plan.requestsPerMinute, ms: MINUTE }], now());
     reply.header('x-ratelimit-limit', String(plan.requestsPerMinute));
-    if (!taken) {
-      const wait = limiter.waitSeconds(identity.keyId, plan.requestsPerMinute);
+    if (!taken.ok) {
+      const wait = taken.retryAfterSeconds;
       reply.header('x-ratelimit-remaining', '0');
+      reply.header('x-ratelimit-reset', String(Math.ceil(taken.resetAt / 1000)));
       throw coreError(
         'RATE_LIMIT_EXCEEDED',
         `Rate limit exceeded: the ${plan.name} plan allows ${plan.requestsPerMinute} requests per minute; retry in ${wait} s`,
         { 'retry-after': String(wait) },
       );
     }
-    reply.header('x-ratelimit-remaining', String(taken.remaining));
-    reply.header('x-ratelimit-reset', String(Math.ceil(Date.now() / 1000) + taken.resetSeconds));
+    reply.header('x-ratelimit-remaining', String(taken.remaining ?? plan.requestsPerMinute));
+    if (taken.resetAt !== null) reply.header('x-ratelimit-reset', String(Math.ceil(taken.resetAt / 1000)));
   };
 }
 

@@ -68,15 +68,16 @@ describe('monthly limit', () => {
 describe('request rate', () => {
   test('a starter key gets no more than 100 requests per second; the rest are {detail} 429', async () => {
     const { key } = await c.register('starter');
-    const started = performance.now();
+    const started = Date.now();
     const results = await Promise.all(Array.from({ length: 250 }, () => c.as(key, '/api/v1/customers/me')));
-    const seconds = (performance.now() - started) / 1000;
+    const ended = Date.now();
+    // Seconds are fixed one-second windows: at most 100 in each window the burst touched.
+    const windows = Math.floor(ended / 1000) - Math.floor(started / 1000) + 1;
     const ok = results.filter((r) => r.status === 200).length;
     const limited = results.filter((r) => r.status === 429);
     assert.equal(ok + limited.length, 250);
-    // The bucket holds 100 and refills 100 per second: bounded by the time the burst took.
-    assert.ok(ok <= 100 + Math.ceil(100 * seconds) + 1, `${ok} successes in ${seconds.toFixed(2)} s`);
-    if (seconds < 1) assert.ok(limited.length > 0);
+    assert.ok(ok <= 100 * windows, `${ok} successes over ${windows} one-second windows`);
+    if (windows < 3) assert.ok(limited.length > 0);
     for (const r of limited) assert.deepEqual(Object.keys(r.body), ['detail']);
   });
 });

@@ -21,6 +21,7 @@ import type { Catalog, GatewayModel } from './catalog.ts';
 import { errors, gatewayError } from './errors.ts';
 import { SERVICE_ID, limitsOf, spendScope, type KeyLimits } from './keys.ts';
 import { CreditLeases, type LeaseOptions, type Reservation } from './leases.ts';
+import { limiterFor } from '../../platform/limits/windows.ts';
 import { MinuteCounters } from './limits.ts';
 import { promptTokensEstimate, usageCost, worstCaseMicros } from './metering.ts';
 import type { ChatCall } from './request.ts';
@@ -68,7 +69,7 @@ export class Gateway {
   readonly maxCallMs: number;
   readonly keyRecheckMs: number;
   readonly leases: CreditLeases;
-  readonly minutes = new MinuteCounters();
+  readonly minutes: MinuteCounters;
 
   constructor(
     readonly ctx: ServiceContext,
@@ -79,6 +80,7 @@ export class Gateway {
   ) {
     this.maxCallMs = options.maxCallMs ?? 600_000;
     this.keyRecheckMs = options.keyRecheckMs ?? 500;
+    this.minutes = new MinuteCounters(ctx.db, limiterFor(ctx.db));
     this.leases = new CreditLeases(ctx.db, ctx.now, { service: SERVICE_ID, owner: OWNER, maxCallMs: this.maxCallMs, scope: spendScope }, options.leases, (err) =>
       console.error(err instanceof Error ? err.message : err),
     );
@@ -114,6 +116,7 @@ export class Gateway {
     if (this.repairTimer) clearInterval(this.repairTimer);
     this.repairTimer = null;
     await this.leases.close();
+    await this.minutes.flush();
   }
 
   /** Limits of a key, cached for 5 s (dropped at once when this process changes them). */
@@ -147,7 +150,7 @@ export class Gateway {
     }
     const limits = await this.limits(identity.keyId);
     const now = this.ctx.now();
-    const minute = this.minutes.admit(identity.keyId, limits, now, requestId);
+    const minute = await this.minutes.admit(identity.keyId, limits, now, requestId);
     let money: Reservation;
     try {
       money = await this.leases.reserve(identity.accountId, identity.keyId, limits.spendLimitMicros, worstCaseMicros(call, model), requestId);

@@ -7,7 +7,8 @@ import type { ServiceContext } from '../../platform/service.ts';
 import { ScenarioControl } from './control.ts';
 import { formatNavError, navError, NavError } from './errors.ts';
 import { NavEvidence } from './evidence.ts';
-import { MinuteLimiter, rateLimitHook } from './limits.ts';
+import { limiterFor } from '../../platform/limits/windows.ts';
+import { rateLimitHook } from './limits.ts';
 import { NavReceiver } from './receiver.ts';
 import type { NavDeps } from './routes/context.ts';
 import { registerEvidence } from './routes/evidence.ts';
@@ -62,7 +63,7 @@ export async function buildNavApp(ctx: ServiceContext, options: { prefix: string
         header: 'bearer',
         unauthorized: () => navError('UNAUTHORIZED', 'Missing or invalid API key (send Authorization: Bearer <key>)'),
       }),
-      rateLimitHook(new MinuteLimiter(settings.requestsPerMinute)),
+      rateLimitHook(limiterFor(ctx.db), settings.requestsPerMinute, ctx.now),
     ],
   };
 

@@ -6,7 +6,7 @@
 import { createServiceApp, type ServiceApp } from '../../platform/http/app.ts';
 import { onJobFinished, startQuantumWorkers } from '../../platform/quantum-jobs/index.ts';
 import type { ServiceContext } from '../../platform/service.ts';
-import { platformAuth, pruneRateCounters, rateLimit, ratePerMinute } from './auth.ts';
+import { platformAuth, rateLimit, ratePerMinute } from './auth.ts';
 import { ComputeRunner } from './compute.ts';
 import { formatPlatformError, PlatformErrorBody } from './errors.ts';
 import { onCircuitFinished, SERVICE } from './quantum.ts';
@@ -58,7 +58,6 @@ export async function buildPlatform(ctx: ServiceContext, options: { prefix: stri
   compute.start();
   const maintenance = setInterval(() => {
     void repairPlatform(ctx).catch((err) => app.log.warn({ err }, 'platform repair'));
-    void pruneRateCounters(ctx).catch(() => {});
   }, 30_000);
   maintenance.unref();
   const background = new Set<Promise<unknown>>();

@@ -1,8 +1,8 @@
 /**
  * Interface 5 authentication and the per-IP rate limit. Every request under
  * /api/v1/platform counts against its client address (60 per minute by default, spec; set
- * LATTICE_PLATFORM_RATE_LIMIT_PER_MINUTE): fixed one-minute windows counted in the store, so
- * the limit holds across processes and restarts; above it, 429 `rate_limit_exceeded` with
+ * LATTICE_PLATFORM_RATE_LIMIT_PER_MINUTE): fixed UTC minutes counted across the cluster
+ * (platform/limits), so the limit holds across processes; above it, 429 `rate_limit_exceeded` with
  * Retry-After, before the key is even looked at. Then `Authorization: Bearer <key>` (API
  * keys use bearer only: no cookies, no CSRF token).
  */
@@ -10,6 +10,7 @@ import type { FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
 import { presentedKey } from '../../platform/http/auth.ts';
 import { keyAuthenticatorFor, type KeyAuthenticator } from '../../platform/identity/key-cache.ts';
 import type { Identity } from '../../platform/identity/keys.ts';
+import { limiterFor, MINUTE } from '../../platform/limits/windows.ts';
 import type { ServiceContext } from '../../platform/service.ts';
 import { platformError } from './errors.ts';
 
@@ -31,24 +32,15 @@ export function ratePerMinute(env: NodeJS.ProcessEnv = process.env): number {
 }
 
 export function rateLimit(ctx: ServiceContext, perMinute: number) {
+  const limiter = limiterFor(ctx.db);
+  const windows = [{ name: 'minute', limit: perMinute, ms: MINUTE }];
   return async (req: FastifyRequest): Promise<void> => {
-    const now = ctx.now();
-    const window = now.toISOString().slice(0, 16);
-    const [row] = await ctx.db.query<{ count: number }>(
-      `INSERT INTO platform_rate_counters (ip, window_start, count) VALUES ($1, $2, 1)
-       ON CONFLICT (ip, window_start) DO UPDATE SET count = platform_rate_counters.count + 1 RETURNING count`,
-      [req.ip, window],
-    );
-    if (row && Number(row.count) > perMinute) {
-      const retry = 60 - now.getUTCSeconds();
+    const taken = await limiter.take(`platform:ip:${req.ip}`, windows, ctx.now());
+    if (!taken.ok) {
+      const retry = taken.retryAfterSeconds;
       throw platformError('rate_limit_exceeded', `More than ${perMinute} requests per minute from ${req.ip}`, { limit: perMinute, retry_after_seconds: retry }, { 'retry-after': String(retry) });
     }
   };
-}
-
-export async function pruneRateCounters(ctx: ServiceContext): Promise<void> {
-  const old = new Date(ctx.now().getTime() - 10 * 60_000).toISOString().slice(0, 16);
-  await ctx.db.query('DELETE FROM platform_rate_counters WHERE window_start < $1', [old]);
 }
 
 export function platformAuth(ctx: ServiceContext): preHandlerAsyncHookHandler {

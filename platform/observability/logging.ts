@@ -26,7 +26,7 @@ const SECRET_TEXT = [
   /\bLTC(?:-[0-9A-Fa-f]{4}){8}\b/g,
   /\bLQK(?:-[0-9A-Za-z]{4}){3}\b/g,
   /-----BEGIN [A-Z ]+-----[\s\S]*?-----END [A-Z ]+-----/g,
-  /\b(?:lattice_session|session|sid)=[^;\s]+/gi,
+  /\b(?:lattice_console|lattice_session|session|sid)=[^;\s]+/gi,
   /\bwhsec_[A-Za-z0-9+/=_-]+/g,
 ];
 

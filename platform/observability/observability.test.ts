@@ -143,3 +143,19 @@ async function tinyAppUnstarted(service: string): Promise<ServiceApp> {
   app.get('/health-like', async () => ({ status: 'ok' }));
   return app;
 }
+
+test('log scrubbing: fields named like secrets are censored and key material is cut out of any text, errors included', async () => {
+  const { scrub } = await import('./logging.ts');
+  const key = `lic_${'a1B2'.repeat(8)}`;
+  const out = JSON.stringify(
+    scrub({
+      password: 'hunter2-long',
+      nested: { webhook_secret: 'abc', note: `presented ${key} and Bearer tok.en.value`, ltc: 'LTC-9F3A-0C1B-77D2-E4A0-5B6C-1D2E-3F40-A1B2', lqk: 'LQK-ABCD-EFGH-JKMN' },
+      account_id: 'acc_0123456789abcdef01234567',
+      prompt_tokens: 12,
+    }),
+  );
+  for (const secret of ['hunter2', '"abc"', key, 'tok.en.value', 'LTC-9F3A', 'LQK-ABCD']) assert.ok(!out.includes(secret), `${secret} in ${out}`);
+  assert.match(out, /acc_0123456789abcdef01234567/, 'ids stay readable');
+  assert.match(out, /"prompt_tokens":12/, 'counts stay readable');
+});

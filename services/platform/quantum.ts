@@ -79,7 +79,8 @@ export async function onCircuitFinished(ctx: ServiceContext, q: QuantumJob<unkno
   const device = getBackend(c.backend)?.type === 'hardware';
   const finishedAt = q.finishedAt ?? ctx.now();
   const runStart = q.runStartedAt ?? q.startedAt;
-  const execSeconds = q.executionMs === null ? null : q.executionMs / 1000;
+  // The engine measures to the microsecond: more digits would be floating-point noise of the division.
+  const execSeconds = q.executionMs === null ? null : Math.round(q.executionMs * 1000) / 1e6;
   const usage = (ranShots: number | null, engineSeconds: number | null): UsageMetrics => ({
     queue_time_seconds: seconds(q.createdAt, q.startedAt ?? finishedAt),
     wall_clock_seconds: seconds(q.startedAt, finishedAt),

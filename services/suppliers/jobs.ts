@@ -18,6 +18,7 @@ import type { SupplierTarget } from './catalog.ts';
 import { analyzeCircuit, sha3, type CircuitInfo } from './circuit.ts';
 import type { SupplierId, SuppliersConfig } from './config.ts';
 import { supplierError } from './errors.ts';
+import { storeTaskResult } from './objects.ts';
 import { supplierPlan } from './plans.ts';
 import { estimate, RATES, type Estimate } from './pricing.ts';
 import { appendProvenance } from './provenance.ts';
@@ -77,8 +78,19 @@ export function checkLimits(who: Identity, target: SupplierTarget, info: Circuit
   if (info.numQubits > target.numQubits) {
     throw supplierError('QUBITS_EXCEEDED', `The circuit uses ${info.numQubits} qubits; ${target.id} has ${target.numQubits}`, { supplier, qubits: info.numQubits, max_qubits: target.numQubits });
   }
+  checkShots(target, shots);
+}
+
+/**
+ * The target's own shot limit (SHOTS_EXCEEDED naming it), checked on every route that takes
+ * shots, execute and estimate alike. The request schema sets no upper bound of its own, so an
+ * excess is always reported against the supplier's limit, never as a generic validation error.
+ */
+export function checkShots(target: SupplierTarget, shots: number): void {
   if (shots > target.maxShots) {
-    throw supplierError('SHOTS_EXCEEDED', `${shots} shots requested; ${target.id} allows at most ${target.maxShots}`, { supplier, shots, max_shots: target.maxShots });
+    throw supplierError('SHOTS_EXCEEDED', `${shots} shots requested; ${target.supplier} allows at most ${target.maxShots} shots per job on ${target.id}`, {
+      supplier: target.supplier, shots, max_shots: target.maxShots,
+    });
   }
 }
 
@@ -108,6 +120,7 @@ export async function submitSupplierJob(deps: Deps, a: SubmitArgs): Promise<{ jo
   const { ctx } = deps;
   const { target, who } = a;
   const supplier = target.supplier;
+  checkShots(target, a.shots);
   const { info, cost } = priced(target, a.qasm, a.shots);
   checkLimits(who, target, info, a.shots);
   const plan = supplierPlan(who.plan);
@@ -188,9 +201,14 @@ export async function applyObserved(deps: Deps, job: SupplierJob, o: Observed): 
   }
   const charged = chargeFor(job, o);
   const hash = o.result ? resultHash(o.result) : null;
+  let location = o.resultLocation ?? null;
+  // An emulated supplier C task writes its result document where the supplier would (objects.ts).
+  if (o.status === 'completed' && o.result && job.supplier === 'supplier_c' && job.mode === 'emulated') {
+    location = await storeTaskResult(ctx.db, job, o.result, hash, ctx.now());
+  }
   const done = await finishJob(ctx.db, job.id, {
     status: o.status, result: o.result ?? null, error: o.error ?? null, resultHash: hash, chargedMicros: charged,
-    remoteStatus: o.remoteStatus ?? null, resultLocation: o.resultLocation ?? null,
+    remoteStatus: o.remoteStatus ?? null, resultLocation: location,
   }, ctx.now());
   if (!done) return (await reload(deps, job)) ?? job;
   await afterFinish(deps, done, o);

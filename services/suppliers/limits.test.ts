@@ -131,6 +131,45 @@ describe('plan limits', () => {
     assert.equal(r.body.max_shots, 10_000);
   });
 
+  test('SHOTS_EXCEEDED names the supplier\'s own limit on every route that takes shots, execute and estimate, at any size', async () => {
+    const k = await svc.newKey({ plan: 'enterprise' });
+    await credit(svc, k.accountId, 1000);
+    const e = client(svc, k.key);
+    const C_QPU = 'arn:lattice:supplier-c:::device/qpu/lattice/lattice_grid_16';
+    const cases: Array<[string, string, Record<string, unknown>, number, string]> = [];
+    for (const shots of [100_001, 2_000_000]) {
+      cases.push(
+        ['A execute', '/api/v1/supplier_a_quantum/execute', { qasm: BELL, ...ION, shots }, 10_000, 'supplier_a_quantum'],
+        ['A estimate', '/api/v1/supplier_a_quantum/estimate', { qasm: BELL, ...ION, shots }, 10_000, 'supplier_a_quantum'],
+        ['B execute', '/api/v1/supplier_b_quantum/execute', { qasm: BELL, backend: 'lattice_line_5', shots }, 100_000, 'supplier_b_quantum'],
+        ['B estimate', '/api/v1/supplier_b_quantum/estimate', { qasm: BELL, backend: 'lattice_line_5', shots }, 100_000, 'supplier_b_quantum'],
+        ['C execute', '/api/v1/supplier_c/execute', { qasm: BELL, device_arn: C_QPU, shots, storage_bucket: 'results', storage_prefix: 'x' }, 100_000, 'supplier_c'],
+        ['C estimate', '/api/v1/supplier_c/estimate', { qasm: BELL, device_arn: C_QPU, shots }, 100_000, 'supplier_c'],
+      );
+    }
+    cases.push(
+      ['legacy execute', '/execute', { qasm: BELL, shots: 2_000_000 }, 1_000_000, 'hpc_gpu'],
+      ['batch', '/api/v1/batch', { circuits: [{ qasm: BELL, shots: 10 }, { qasm: BELL, shots: 2_000_000 }] }, 1_000_000, 'hpc_gpu'],
+      ['estimate across targets', '/api/v1/estimate', { qasm: BELL, shots: 2_000_000 }, 1_000_000, null as unknown as string],
+    );
+    for (const [name, path, body, max, supplier] of cases) {
+      const r = await e.post(path, body);
+      assert.equal(r.status, 400, `${name}: ${JSON.stringify(r.body)}`);
+      assert.equal(r.body.error_code, 'SHOTS_EXCEEDED', name);
+      assert.equal(r.body.max_shots, max, name);
+      assert.equal(r.body.supplier, supplier, name);
+      assert.match(r.body.detail, new RegExp(`at most ${max}|more than ${max}`), `${name}: the limit is named`);
+    }
+    // At the limit the same routes answer.
+    assert.equal((await e.post('/api/v1/supplier_a_quantum/estimate', { qasm: BELL, ...ION, shots: 10_000 })).status, 200);
+    assert.equal((await e.post('/api/v1/supplier_b_quantum/estimate', { qasm: BELL, backend: 'lattice_line_5', shots: 100_000 })).status, 200);
+    const some = await e.post('/api/v1/estimate', { qasm: BELL, shots: 50_000 });
+    assert.equal(some.status, 200, 'targets that allow it are priced; the others say why not');
+    assert.ok(some.body.estimates.some((x: { runnable: boolean }) => !x.runnable));
+    const jobs = await e.get('/api/v1/jobs/history');
+    assert.equal(jobs.body.total, 0, 'no refused request left a job');
+  });
+
   test('CIRCUIT_INVALID names the line and column; gates without a definition are refused', async () => {
     const c = client(svc, (await svc.newKey({ plan: 'pro' })).key);
     const r = await c.post('/api/v1/supplier_b_quantum/execute', { qasm: 'OPENQASM 2.0;\nqreg q[2];\nh q[0]\ncx q[0],q[1];', backend: 'lattice_line_5', shots: 10 });

@@ -74,4 +74,22 @@ CREATE TABLE supplier_provenance (
 );
 `,
   },
+  {
+    // The local object store of emulated supplier C tasks (objects.ts): one row per object, per
+    // account and bucket, the document kept as the bytes served.
+    id: 'suppliers/0002_objects',
+    sql: `
+CREATE TABLE supplier_objects (
+  account_id text NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+  bucket text NOT NULL,
+  key text NOT NULL,
+  content_type text NOT NULL,
+  body text NOT NULL,
+  sha3 text NOT NULL,
+  size integer NOT NULL,
+  created_at timestamptz NOT NULL,
+  PRIMARY KEY (account_id, bucket, key)
+);
+`,
+  },
 ];

@@ -71,3 +71,49 @@ test('a job held and queued when the process stops is run and settled by the nex
     await close();
   }
 });
+
+test('an emulated supplier C result document written before a restart reads back after it', async () => {
+  const { db, queueSchema, close } = await openTestDatabase(allMigrations([suppliersService]));
+  const queue = lazyQueue(db, { schema: queueSchema, maintenanceIntervalSeconds: 1, pollingIntervalSeconds: 0.5 });
+  const ctx: ServiceContext = { db, dataDir: '', now: () => new Date(), queue: queue.get };
+  try {
+    const account = await createAccount(db, { email: 'objects@example.test', name: 'Objects' });
+    await setPlan(db, account.id, 'suppliers', 'pro');
+    const key = (await createKey(db, { accountId: account.id, service: 'suppliers', prefix: 'qsup' })).key;
+    const headers = { 'x-api-key': key };
+    const config = loadSuppliersConfig({});
+    const url = (app: Awaited<ReturnType<typeof buildSuppliers>>) => {
+      const a = app.server.address();
+      return `http://127.0.0.1:${typeof a === 'object' && a ? a.port : 0}`;
+    };
+    const sim = 'arn:lattice:supplier-c:::device/quantum-simulator/lattice/statevector_simulator';
+    const first = await buildSuppliers(ctx, { prefix: '' }, config);
+    await first.listen({ port: 0, host: '127.0.0.1' });
+    const r = await call(`${url(first)}/api/v1/supplier_c/execute`, { body: { qasm: ghz(3), device_arn: sim, shots: 50, storage_bucket: 'kept', storage_prefix: '/exp/1/' }, headers });
+    assert.equal(r.status, 201, JSON.stringify(r.body));
+    let done = await call(`${url(first)}/api/v1/supplier_c/status/${r.body.task_id}`, { headers });
+    for (let i = 0; i < 300 && done.body.status !== 'COMPLETED'; i++) {
+      await new Promise((res) => setTimeout(res, 100));
+      done = await call(`${url(first)}/api/v1/supplier_c/status/${r.body.task_id}`, { headers });
+    }
+    assert.equal(done.body.status, 'COMPLETED');
+    assert.equal(done.body.storage_result_location, `s3://kept/exp/1/${r.body.task_id}`);
+    const before = await call(`${url(first)}/api/v1/supplier_c/storage/kept/exp/1/${r.body.task_id}/results.json`, { headers });
+    assert.equal(before.status, 200);
+    await first.close();
+
+    const second = await buildSuppliers(ctx, { prefix: '' }, config);
+    await second.listen({ port: 0, host: '127.0.0.1' });
+    try {
+      const after = await call(`${url(second)}/api/v1/supplier_c/storage/kept/exp/1/${r.body.task_id}/results.json`, { headers });
+      assert.equal(after.status, 200);
+      assert.deepEqual(after.body, before.body, 'the same document after the restart');
+      assert.deepEqual(after.body.counts, done.body.result.counts);
+    } finally {
+      await second.close();
+    }
+  } finally {
+    await queue.stop();
+    await close();
+  }
+});

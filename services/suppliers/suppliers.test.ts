@@ -4,6 +4,7 @@ import { after, before, describe, test } from 'node:test';
 import { getBalance, ledgerSum } from '../../platform/billing/index.ts';
 import type { TestService } from '../../platform/testing/harness.ts';
 import { BELL, client, credit, ghz, startSuppliers, waitStatus } from './testing.ts';
+import { secondsOfMs } from './views.ts';
 
 let svc: TestService;
 let c: ReturnType<typeof client>;
@@ -22,6 +23,7 @@ const B = '/api/v1/supplier_b_quantum';
 const C = '/api/v1/supplier_c';
 const ION = { provider: 'lattice_ion', target: 'lattice_ion_11' };
 const GRID = 'arn:lattice:supplier-c:::device/qpu/lattice/lattice_grid_16';
+const GRID_SIM = 'arn:lattice:supplier-c:::device/quantum-simulator/lattice/statevector_simulator';
 
 describe('health and supplier status', () => {
   test('/health reports version 2.1, every supplier configured (emulated) and the macro services, without a key', async () => {
@@ -158,6 +160,16 @@ describe('supplier B (per quantum second)', () => {
     assert.equal(done.body.backend, 'lattice_line_5');
     assert.equal(done.body.result.shots, 300);
     assert.equal(typeof done.body.result.execution_time, 'number');
+    assert.equal(done.body.result.execution_time, Math.round(done.body.result.execution_time * 1e6) / 1e6, 'seconds to the microsecond the engine measures');
+    assert.ok(!/\.\d{7,}/.test(JSON.stringify(done.body.result.execution_time)), `no floating-point noise: ${done.body.result.execution_time}`);
+  });
+
+  test('run times convert to seconds as measured, without floating-point digits', () => {
+    // 0.461 ms / 1000 is 0.00046100000000000004 in floating point, as supplier B once reported.
+    assert.equal(secondsOfMs(0.461), 0.000461);
+    assert.equal(JSON.stringify(secondsOfMs(0.461)), '0.000461');
+    assert.equal(secondsOfMs(1234.5678), 1.234568);
+    assert.equal(secondsOfMs(2000), 2);
   });
 
   test('the simulator backend costs nothing and holds nothing', async () => {
@@ -199,8 +211,35 @@ describe('supplier C (per shot plus task fee, upper-case statuses)', () => {
     assert.equal(done.body.status, 'COMPLETED');
     assert.equal(done.body.task_id, r.body.task_id);
     assert.equal(done.body.result.shots, 100);
-    assert.ok('storage_result_location' in done.body);
+    assert.equal(done.body.storage_result_location, `s3://my-results/runs/${r.body.task_id}`, 'bucket, prefix and task');
     assert.equal(done.body.cost_usd, 0.335);
+    // The emulated device wrote the result document to the local object store; it reads back.
+    const doc = await c.get(`${C}/storage/my-results/runs/${r.body.task_id}/results.json`);
+    assert.equal(doc.status, 200, JSON.stringify(doc.body));
+    assert.match(doc.headers.get('content-type') ?? '', /application\/json/);
+    assert.equal(doc.body.task_id, r.body.task_id);
+    assert.equal(doc.body.device_arn, GRID);
+    assert.equal(doc.body.status, 'COMPLETED');
+    assert.deepEqual(doc.body.counts, done.body.result.counts);
+    assert.equal(doc.body.shots, 100);
+    assert.match(doc.body.result_hash, /^sha3-256:[0-9a-f]{64}$/);
+  });
+
+  test('an emulated task without a bucket writes to the default local bucket; objects are per account', async () => {
+    const r = await c.post(`${C}/execute`, { qasm: BELL, device_arn: GRID_SIM, shots: 20 });
+    assert.equal(r.status, 201, JSON.stringify(r.body));
+    assert.equal(r.body.status, 'QUEUED');
+    const done = await waitStatus(c.get, `${C}/status/${r.body.task_id}`);
+    assert.equal(done.body.storage_result_location, `s3://lattice-local/lattice/${r.body.task_id}`);
+    const path = `${C}/storage/lattice-local/lattice/${r.body.task_id}/results.json`;
+    const doc = await c.get(path);
+    assert.equal(doc.status, 200);
+    assert.deepEqual(doc.body.counts, done.body.result.counts);
+    const stranger = client(svc, (await svc.newKey({ plan: 'pro' })).key);
+    const hidden = await stranger.get(path);
+    assert.equal(hidden.status, 404, 'another account has its own buckets');
+    assert.equal(hidden.body.error_code, 'NOT_FOUND');
+    assert.equal((await c.get(`${C}/storage/lattice-local/lattice/task_none/results.json`)).status, 404);
   });
 
   test('cancel of a finished task answers JOB_NOT_CANCELLABLE naming supplier_c; an unknown task 404', async () => {

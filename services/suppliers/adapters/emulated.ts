@@ -9,6 +9,7 @@ import { emulatedTargets, type SupplierTarget } from '../catalog.ts';
 import type { CircuitInfo } from '../circuit.ts';
 import type { SupplierId } from '../config.ts';
 import type { SupplierJob } from '../store.ts';
+import { secondsOfMs } from '../views.ts';
 import type { Observed, Submitted, SupplierAdapter } from './types.ts';
 
 export const SERVICE = 'suppliers';
@@ -67,7 +68,7 @@ export class EmulatedAdapter implements SupplierAdapter {
           result: result && {
             counts: result.counts,
             shots: result.shots,
-            execution_time: result.execution_time_ms / 1000,
+            execution_time: secondsOfMs(result.execution_time_ms),
             num_qubits: result.num_qubits,
             optimization: result.optimization
               ? {

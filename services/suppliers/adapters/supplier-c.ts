@@ -15,6 +15,7 @@ import type { CircuitInfo } from '../circuit.ts';
 import type { SupplierCConfig } from '../config.ts';
 import { supplierError } from '../errors.ts';
 import type { SupplierJob } from '../store.ts';
+import { secondsOfMs } from '../views.ts';
 import { countsFromShots } from './counts.ts';
 import { jsonCall } from './http.ts';
 import { signRequest } from './sigv4.ts';
@@ -152,7 +153,7 @@ export class SupplierCAdapter implements SupplierAdapter {
         const seconds = r.taskMetadata?.executionDuration;
         return {
           status: 'completed', remoteStatus: t.status, resultLocation: location,
-          result: { counts, shots, execution_time: typeof seconds === 'number' ? seconds / 1000 : null, num_qubits: job.numQubits },
+          result: { counts, shots, execution_time: typeof seconds === 'number' ? secondsOfMs(seconds) : null, num_qubits: job.numQubits },
         };
       }
       default:

@@ -9,7 +9,7 @@ import type { ServiceApp } from '../../../platform/http/app.ts';
 import { newId } from '../../../platform/identity/ids.ts';
 import { returnJobSlot, takeJobSlot, who } from '../auth.ts';
 import { supplierError } from '../errors.ts';
-import { checkLimits, findTarget, priced, refresh, submitSupplierJob, type Deps } from '../jobs.ts';
+import { checkLimits, checkShots, findTarget, priced, refresh, submitSupplierJob, type Deps } from '../jobs.ts';
 import { supplierPlan } from '../plans.ts';
 import { findBatch, insertBatch, listSupplierJobs } from '../store.ts';
 import { historyWord } from './history.ts';
@@ -36,6 +36,7 @@ export function registerBatch(app: ServiceApp, deps: Deps): void {
       // Every circuit is checked before any job is written: a bad one refuses the whole batch.
       for (const [i, c] of req.body.circuits.entries()) {
         try {
+          checkShots(target, c.shots);
           checkLimits(id, target, priced(target, c.qasm, c.shots).info, c.shots);
         } catch (err) {
           if (err instanceof Error) err.message = `circuits[${i}]: ${err.message}`;

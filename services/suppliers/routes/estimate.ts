@@ -3,6 +3,7 @@ import { Type } from 'typebox';
 import type { ServiceApp } from '../../../platform/http/app.ts';
 import { who } from '../auth.ts';
 import { analyzeCircuit } from '../circuit.ts';
+import { supplierError } from '../errors.ts';
 import type { Deps } from '../jobs.ts';
 import { supplierPlan } from '../plans.ts';
 import { estimate } from '../pricing.ts';
@@ -23,6 +24,11 @@ export function registerEstimate(app: ServiceApp, deps: Deps): void {
       const info = analyzeCircuit(req.body.qasm);
       const targets = await pickTargets(deps, req.body.targets);
       const shots = req.body.shots;
+      // Above every target's own limit nothing could run: the suppliers' error, naming the largest limit.
+      const most = Math.max(...targets.map((t) => t.maxShots));
+      if (targets.length && shots > most) {
+        throw supplierError('SHOTS_EXCEEDED', `${shots} shots requested; no target allows more than ${most} shots per job`, { supplier: null, shots, max_shots: most });
+      }
       const estimates = targets
         .map((t) => {
           const e = estimate(t, info, shots);

@@ -2,7 +2,8 @@
 import { Type } from 'typebox';
 
 export const Qasm = Type.String({ minLength: 1, maxLength: 262_144, description: 'OpenQASM 2 or 3 text' });
-export const Shots = Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1000, description: 'Repetitions (default 1000; each target has its own maximum)' });
+// No maximum here: each target's own limit is checked by the route and answered as SHOTS_EXCEEDED.
+export const Shots = Type.Integer({ minimum: 1, default: 1000, description: 'Repetitions (default 1000; each target has its own maximum, above it 400 SHOTS_EXCEEDED)' });
 export const JobIdParam = Type.Object({ job_id: Type.String({ minLength: 1, maxLength: 128 }) });
 export const TaskIdParam = Type.Object({ task_id: Type.String({ minLength: 1, maxLength: 2048 }) });
 export const Format = Type.Union([Type.Literal('json'), Type.Literal('csv')], { default: 'json' });

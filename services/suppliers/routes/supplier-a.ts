@@ -4,7 +4,7 @@ import type { ServiceApp } from '../../../platform/http/app.ts';
 import { who } from '../auth.ts';
 import { SUPPLIER_A_PROVIDER } from '../catalog.ts';
 import { supplierError } from '../errors.ts';
-import { cancelSupplierJob, findTarget, priced, refresh, submitSupplierJob, type Deps } from '../jobs.ts';
+import { cancelSupplierJob, checkShots, findTarget, priced, refresh, submitSupplierJob, type Deps } from '../jobs.ts';
 import { findJob } from '../store.ts';
 import { statusWord, supplierAView } from '../views.ts';
 import { errors, EstimateA, ExecuteA, ProvidersA, security, StatusA } from './responses.ts';
@@ -42,6 +42,7 @@ export function registerSupplierA(app: ServiceApp, deps: Deps): void {
   app.post('/api/v1/supplier_a_quantum/estimate', { preValidation: deps.auth, schema: { tags, summary: 'Cost of a run, per AQT', security, body: Body, response: { 200: EstimateA, ...errors } } }, async (req) => {
     const b = req.body;
     const t = await target(b.provider, b.target);
+    checkShots(t, b.shots);
     const { cost } = priced(t, b.qasm, b.shots);
     return {
       provider: t.provider, target: t.id, estimated_cost_usd: cost.usd, currency: 'USD',

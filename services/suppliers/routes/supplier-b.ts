@@ -3,7 +3,7 @@ import { Type } from 'typebox';
 import type { ServiceApp } from '../../../platform/http/app.ts';
 import { who } from '../auth.ts';
 import { supplierError } from '../errors.ts';
-import { cancelSupplierJob, findTarget, priced, refresh, submitSupplierJob, type Deps } from '../jobs.ts';
+import { cancelSupplierJob, checkShots, findTarget, priced, refresh, submitSupplierJob, type Deps } from '../jobs.ts';
 import { costModelOf, RATES } from '../pricing.ts';
 import { findJob } from '../store.ts';
 import { statusWord, supplierBView } from '../views.ts';
@@ -29,6 +29,7 @@ export function registerSupplierB(app: ServiceApp, deps: Deps): void {
   app.post('/api/v1/supplier_b_quantum/estimate', { preValidation: deps.auth, schema: { tags, summary: 'Cost of a run in quantum seconds', security, body: Body, response: { 200: EstimateB, ...errors } } }, async (req) => {
     const b = req.body;
     const t = await findTarget(deps, S, b.backend, 'backend');
+    checkShots(t, b.shots);
     const { cost } = priced(t, b.qasm, b.shots);
     // estimated_cost_qsh: US dollars on the quantum-second schedule (quantum_seconds x rate).
     return { backend: t.id, estimated_cost_qsh: cost.usd, quantum_seconds: cost.quantumSeconds ?? 0, shots: b.shots, currency: 'USD', cost_breakdown: cost.breakdown };

@@ -3,7 +3,8 @@ import { Type } from 'typebox';
 import type { ServiceApp } from '../../../platform/http/app.ts';
 import { who } from '../auth.ts';
 import { supplierError } from '../errors.ts';
-import { cancelSupplierJob, findTarget, priced, refresh, submitSupplierJob, type Deps } from '../jobs.ts';
+import { cancelSupplierJob, checkShots, findTarget, priced, refresh, submitSupplierJob, type Deps } from '../jobs.ts';
+import { getObject } from '../objects.ts';
 import { findJob } from '../store.ts';
 import { statusWord, supplierCView } from '../views.ts';
 import { DevicesC, errors, EstimateC, ExecuteC, security, StatusC } from './responses.ts';
@@ -18,6 +19,7 @@ const ExecuteBody = Type.Object({
   storage_bucket: Type.Optional(Type.String({ minLength: 3, maxLength: 63, pattern: '^[a-z0-9][a-z0-9.-]*[a-z0-9]$' })),
   storage_prefix: Type.Optional(Type.String({ maxLength: 512 })),
 });
+const StorageParams = Type.Object({ bucket: Type.String({ minLength: 3, maxLength: 63 }), '*': Type.String({ minLength: 1, maxLength: 1024 }) });
 const tags = ['Supplier C'];
 
 export function registerSupplierC(app: ServiceApp, deps: Deps): void {
@@ -35,6 +37,7 @@ export function registerSupplierC(app: ServiceApp, deps: Deps): void {
   app.post('/api/v1/supplier_c/estimate', { preValidation: deps.auth, schema: { tags, summary: 'Cost of a task: per shot plus task fee', security, body: EstimateBody, response: { 200: EstimateC, ...errors } } }, async (req) => {
     const b = req.body;
     const t = await findTarget(deps, S, b.device_arn, 'device_arn');
+    checkShots(t, b.shots);
     const { cost } = priced(t, b.qasm, b.shots);
     const free = cost.costModel === 'free';
     return {
@@ -57,6 +60,23 @@ export function registerSupplierC(app: ServiceApp, deps: Deps): void {
     const job = await findJob(deps.ctx.db, who(req).accountId, S, req.params.task_id);
     if (!job) throw supplierError('JOB_NOT_FOUND', `Task ${req.params.task_id} not found`, { supplier: S });
     return supplierCView(await refresh(deps, job));
+  });
+
+  app.get('/api/v1/supplier_c/storage/:bucket/*', {
+    preValidation: deps.auth,
+    schema: {
+      tags, security, params: StorageParams,
+      summary: 'An object of the local store of emulated tasks',
+      description: 'Reads back a document an emulated task wrote: `storage_result_location` `s3://{bucket}/{directory}` holds `{directory}/results.json`, ' +
+        'read at `/api/v1/supplier_c/storage/{bucket}/{directory}/results.json`. Buckets are per account. With credentials, results are in the supplier\'s own object store.',
+      response: errors,
+    },
+  }, async (req, reply) => {
+    const key = req.params['*'];
+    const obj = await getObject(deps.ctx.db, who(req).accountId, req.params.bucket, key);
+    if (!obj) throw supplierError('NOT_FOUND', `No object ${key} in bucket ${req.params.bucket}`, { supplier: S, bucket: req.params.bucket, key });
+    reply.type(obj.contentType).header('etag', `"${obj.sha3}"`).header('last-modified', obj.createdAt.toUTCString());
+    return reply.send(obj.body);
   });
 
   app.delete('/api/v1/supplier_c/jobs/:task_id', { preValidation: deps.auth, schema: { tags, summary: 'Cancel a queued task', security, params: TaskIdParam, response: { 200: StatusC, ...errors } } }, async (req) => {

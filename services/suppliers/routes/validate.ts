@@ -54,7 +54,7 @@ export function registerValidate(app: ServiceApp, deps: Deps): void {
       schema: {
         security, tags: ['Catalog'],
         summary: 'Validate a circuit for target backends without running it',
-        body: Type.Object({ qasm: Qasm, targets: TargetRefs, shots: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000 })) }),
+        body: Type.Object({ qasm: Qasm, targets: TargetRefs, shots: Type.Optional(Type.Integer({ minimum: 1, description: 'checked against each target\'s own limit (SHOTS_EXCEEDED in its errors)' })) }),
       },
     },
     async (req) => {

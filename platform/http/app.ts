@@ -9,7 +9,7 @@ import Fastify, { LogController, type FastifyError, type FastifyInstance, type F
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { ApiError, type ErrorFormatter, type ErrorInfo } from './errors.ts';
 import { registerDocs, type DocsInfo } from './docs.ts';
-import { createValidatorCompiler } from './validation.ts';
+import { closeRequestSchema, createValidatorCompiler, errorToReport, unexpectedBodyField, unknownFieldMessage } from './validation.ts';
 import { installObservability } from '../observability/http.ts';
 import { loggerOptions } from '../observability/logging.ts';
 
@@ -136,8 +136,11 @@ function describe(err: unknown, validationStatus: number): ErrorInfo {
   }
   const e = err as FastifyError;
   if (e.validation) {
-    const first = e.validation[0];
+    const first = errorToReport(e.validation as unknown as import('ajv').ErrorObject[]);
     const where = e.validationContext ?? 'request';
+    if (first?.keyword === 'additionalProperties') {
+      return { status: validationStatus, code: 'validation_error', message: unknownFieldMessage(where, first), extra: {} };
+    }
     const path = first?.instancePath ? `${where}${first.instancePath.replaceAll('/', '.')}` : where;
     const missing = (first?.params as { missingProperty?: string } | undefined)?.missingProperty;
     const message = missing ? `${where}.${missing} is required` : `${path} ${first?.message ?? 'is invalid'}`;
@@ -174,13 +177,17 @@ export async function createServiceApp(options: ServiceAppOptions): Promise<Serv
     bodyLimit: options.bodyLimit ?? 1024 * 1024,
     genReqId: requestIdOf,
     routerOptions: { ignoreTrailingSlash: true },
-    ajv: { customOptions: { coerceTypes: 'array', removeAdditional: true } },
+    ajv: { customOptions: { coerceTypes: 'array', removeAdditional: false } },
     schemaController: { compilersFactory: { buildSerializer: serializersOnFirstUse() } },
     return503OnClosing: true,
     forceCloseConnections: 'idle',
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.setValidatorCompiler(compileOnFirstUse(createValidatorCompiler()));
+  // Unknown body and query fields are refused, not dropped (validation.ts says why).
+  app.addHook('onRoute', (route) => {
+    route.schema = closeRequestSchema(route.schema);
+  });
   installObservability(app, prefix, options.service ?? options.docs.title.toLowerCase().replace(/[^a-z0-9]+/g, '-'));
   app.addHook('onRequest', async (req, reply) => {
     reply.header('x-request-id', req.id);
@@ -188,7 +195,9 @@ export async function createServiceApp(options: ServiceAppOptions): Promise<Serv
   });
   // After the route's own authentication (preValidation), before any handler reads the body.
   app.addHook('preHandler', (req, _reply, done) => {
-    done(holdsNul(req.body) ? new ApiError(400, 'validation_error', NUL_MESSAGE) : undefined);
+    if (holdsNul(req.body)) return done(new ApiError(400, 'validation_error', NUL_MESSAGE));
+    const stray = unexpectedBodyField(req.method, req.routeOptions.schema, req.body);
+    done(stray === null ? undefined : new ApiError(options.validationStatus ?? 400, 'validation_error', `body.${stray} is not a known field; this route takes no body`));
   });
 
   const validationStatus = options.validationStatus ?? 400;

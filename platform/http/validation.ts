@@ -2,24 +2,46 @@
  * Request validation. Query strings, path parameters and headers arrive as text, so their
  * schemas coerce ("page=2" becomes 2); JSON bodies do not: a string where the schema wants a
  * number is a client error, never silently converted.
+ *
+ * Unknown fields are refused, never dropped: a misspelt `shot` or `options.seed` that was
+ * silently removed would run the request with defaults the client did not ask for. Every
+ * object of a body or query-string schema that names its properties is closed
+ * (`additionalProperties: false`) unless the schema itself says `additionalProperties: true`
+ * or gives a schema for the extra properties; objects that name no properties (free-form
+ * `metadata`, an evidence `bundle`) stay open. A route that declares no body takes none: a
+ * body with fields is refused too (see `unexpectedBodyField`).
  */
-import { Ajv, type Options } from 'ajv';
+import { Ajv, type ErrorObject, type Options } from 'ajv';
 import addFormatsModule from 'ajv-formats';
-import type { FastifySchemaCompiler } from 'fastify';
+import type { FastifySchema, FastifySchemaCompiler } from 'fastify';
 
 // ajv-formats is CommonJS; its default export arrives wrapped under ESM.
 const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (
   ajv: Ajv,
 ) => Ajv;
 
+/**
+ * Schema keyword a route may set on an object to word its refusal of an unknown field, with
+ * `{field}` standing for the field's name, e.g. the OpenAI-compatible bodies' "Unrecognized
+ * request argument supplied: {field}".
+ */
+export const UNKNOWN_FIELD_MESSAGE = 'x-unknown-field-message';
+
 function makeAjv(coerceTypes: Options['coerceTypes']): Ajv {
   const ajv = new Ajv({
     coerceTypes,
     useDefaults: true,
-    removeAdditional: true,
-    allErrors: false,
+    // Refuse, never strip: see the top of this file.
+    removeAdditional: false,
+    // Every error, so that an unknown field is reported before the "required" or "type" error
+    // it usually explains (a misspelt `backnd` also leaves `backend` missing). Bodies are
+    // bounded by the body limit, so a full pass costs little.
+    allErrors: true,
+    // Errors carry their parent schema, which names the fields an unknown one may be meant as.
+    verbose: true,
     strict: false,
   });
+  ajv.addKeyword({ keyword: UNKNOWN_FIELD_MESSAGE, schemaType: 'string' });
   addFormats(ajv);
   return ajv;
 }
@@ -31,4 +53,98 @@ export function createValidatorCompiler(): FastifySchemaCompiler<unknown> {
     const ajv = httpPart === 'body' ? strict : coercing;
     return ajv.compile(schema as object) as ReturnType<FastifySchemaCompiler<unknown>>;
   };
+}
+
+type Schema = Record<string | symbol, unknown>;
+
+const isSchema = (value: unknown): value is Schema => value !== null && typeof value === 'object' && !Array.isArray(value);
+
+/**
+ * A copy of a request schema with every object that names its properties closed. Shared
+ * sub-schemas map to one copy (ajv requires a schema with an `$id` to be one schema). The
+ * members of an `allOf` stay as they are: closing each would refuse the others' fields.
+ */
+export function closeObjects<T>(schema: T, copies = new WeakMap<object, unknown>()): T {
+  if (!isSchema(schema)) return schema;
+  const known = copies.get(schema);
+  if (known) return known as T;
+  // Symbol keys (TypeBox's markers) come along with the spread.
+  const copy: Schema = { ...schema };
+  copies.set(schema, copy);
+  if (isSchema(copy.properties)) {
+    const properties: Schema = {};
+    for (const [name, sub] of Object.entries(copy.properties)) properties[name] = closeObjects(sub, copies);
+    copy.properties = properties;
+    if (copy.additionalProperties === undefined && copy.patternProperties === undefined) copy.additionalProperties = false;
+  }
+  if (isSchema(copy.additionalProperties)) copy.additionalProperties = closeObjects(copy.additionalProperties, copies);
+  if (isSchema(copy.items)) copy.items = closeObjects(copy.items, copies);
+  for (const key of ['items', 'prefixItems', 'anyOf', 'oneOf'] as const) {
+    const list = copy[key];
+    if (Array.isArray(list)) copy[key] = list.map((sub) => closeObjects(sub, copies));
+  }
+  return copy as T;
+}
+
+/** The route's schema with its body and query string closed (see the top of this file). */
+export function closeRequestSchema(schema: FastifySchema | undefined): FastifySchema | undefined {
+  if (!schema) return schema;
+  const copies = new WeakMap<object, unknown>();
+  const closed: FastifySchema = { ...schema };
+  if (schema.body) closed.body = closeObjects(schema.body, copies);
+  if (schema.querystring) closed.querystring = closeObjects(schema.querystring, copies);
+  return closed;
+}
+
+const METHODS_WITH_BODY = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+/**
+ * For a route that declares no body: the first field of a JSON object sent anyway, which
+ * would otherwise be ignored without a word; null when there is none.
+ */
+export function unexpectedBodyField(method: string, schema: FastifySchema | undefined, body: unknown): string | null {
+  if (!METHODS_WITH_BODY.has(method) || schema?.body !== undefined) return null;
+  if (!isSchema(body) || Buffer.isBuffer(body)) return null;
+  return Object.keys(body)[0] ?? null;
+}
+
+/** Edit distance of two short names, to suggest the field an unknown one was meant as. */
+function distance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i];
+    for (let j = 1; j <= b.length; j++) {
+      row[j] = Math.min(previous[j]! + 1, row[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    }
+    previous = row;
+  }
+  return previous[b.length]!;
+}
+
+/** "body.options.seed is not a known field; known fields: seed_simulator, memory" (with a guess when one is close). */
+export function unknownFieldMessage(where: string, error: ErrorObject): string {
+  const field = (error.params as { additionalProperty: string }).additionalProperty;
+  const parent = isSchema(error.parentSchema) ? error.parentSchema : {};
+  const template = parent[UNKNOWN_FIELD_MESSAGE];
+  if (typeof template === 'string') return template.replaceAll('{field}', field);
+  const path = `${where}${error.instancePath.replaceAll('/', '.')}.${field}`;
+  const names = isSchema(parent.properties) ? Object.keys(parent.properties) : [];
+  if (names.length === 0) return `${path} is not a known field; this object takes no fields`;
+  const close = names
+    .map((name) => ({ name, d: distance(field.toLowerCase(), name.toLowerCase()) }))
+    .filter(({ name, d }) => d <= Math.max(1, Math.floor(name.length / 3)))
+    .sort((x, y) => x.d - y.d)[0];
+  const guess = close ? ` (did you mean ${close.name}?)` : '';
+  return `${path} is not a known field${guess}; known fields: ${names.join(', ')}`;
+}
+
+/**
+ * The error to report of all that ajv found: an unknown field first, as it usually explains
+ * the others, unless it lies inside an alternative (`anyOf`, `oneOf`), where a field unknown to
+ * one branch may belong to another; otherwise the first.
+ */
+export function errorToReport(errors: readonly ErrorObject[]): ErrorObject | undefined {
+  return (
+    errors.find((e) => e.keyword === 'additionalProperties' && !/\/(anyOf|oneOf)\//.test(e.schemaPath)) ?? errors[0]
+  );
 }

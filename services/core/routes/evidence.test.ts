@@ -172,6 +172,23 @@ describe('verification', () => {
     assert.equal(odd.checks.signature!.verdict, 'invalid');
   });
 
+  test('verify takes the bundle itself as the body as well as {bundle}, and refuses an empty or non-object bundle', async () => {
+    const bare = await c.as(key, '/api/v2/evidence/verify', { method: 'POST', body: bundle });
+    assert.equal(bare.status, 200, JSON.stringify(bare.body));
+    assert.equal(bare.body.data.valid, true);
+    assert.deepEqual(bare.body.data, await verify(bundle), 'the same verdicts as the wrapped form');
+    const file = await (await fetch(`${c.svc.url}/api/v2/evidence/export/${bundle.bundle_id}?format=json`, { headers: { 'x-api-key': key } })).text();
+    const posted = await c.as(key, '/api/v2/evidence/verify', { method: 'POST', rawBody: file, headers: { 'content-type': 'application/json' } });
+    assert.equal(posted.body.data.valid, true, 'a downloaded export posts as it is');
+    const tampered = await c.as(key, '/api/v2/evidence/verify', { method: 'POST', body: { ...bundle, job_id: 'job_other' } });
+    assert.equal(tampered.body.data.valid, false);
+    for (const body of [{}, { bundle: 'text' }, { bundle: null }]) {
+      const r = await c.as(key, '/api/v2/evidence/verify', { method: 'POST', body });
+      assert.equal(r.status, 400, JSON.stringify(body));
+      assert.equal(r.body.error.code, 'INVALID_REQUEST');
+    }
+  });
+
   test('after a key rotation the bundle still verifies, and the retired key stays published', async () => {
     await new EvidenceKeys(c.svc.db, 'core').rotate();
     assert.equal((await verify(bundle)).valid, true);

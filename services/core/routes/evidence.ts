@@ -32,6 +32,24 @@ const Bundle = Type.Object(
   { description: 'Signed over the RFC 8785 canonical JSON of the bundle without signatures and key_id (ML-DSA-65, empty context).' },
 );
 
+/**
+ * The bundle of a verify request: `{bundle: {...}}` as the spec shows it, or the bundle itself
+ * (what the export and the bundle route give, so a downloaded file can be posted as it is). A
+ * bundle never has a field named `bundle`, so a body whose only field is `bundle` is the wrapper.
+ */
+export function bundleOf(body: Record<string, unknown>): unknown {
+  const keys = Object.keys(body);
+  if (keys.length === 1 && keys[0] === 'bundle') {
+    const inner = body.bundle;
+    if (inner === null || typeof inner !== 'object' || Array.isArray(inner)) {
+      throw coreError('INVALID_REQUEST', 'bundle must be the evidence bundle object (or post the bundle itself as the body)');
+    }
+    return inner;
+  }
+  if (keys.length === 0) throw coreError('INVALID_REQUEST', 'The body is empty: post {bundle: <bundle>} or the bundle itself');
+  return body;
+}
+
 const Verdict = Type.Object({ verdict: Type.String({ description: 'valid or invalid' }), reason: Type.Optional(Type.String()) });
 
 const BundleIdParams = Type.Object({ bundle_id: Type.String({ minLength: 1, maxLength: 128 }) });
@@ -86,7 +104,10 @@ export function registerEvidence(app: ServiceApp, deps: CoreDeps): void {
         tags: ['Evidence'],
         summary: 'Verify a bundle: signature, hash and timestamp checks, each with its verdict',
         security: keySecurity,
-        body: Type.Object({ bundle: Type.Record(Type.String(), Type.Unknown(), { description: 'the bundle as issued' }) }),
+        description:
+          'The body is `{bundle: <the bundle>}` (the spec form) or the bundle itself, exactly as `GET /api/v2/evidence/{bundle_id}` ' +
+          'gives it in `data` or the JSON export gives it. A body whose one field is `bundle` is the wrapped form.',
+        body: Type.Record(Type.String(), Type.Unknown(), { description: '{bundle: <bundle>} or the bundle itself' }),
         response: responses(
           Type.Object({
             valid: Type.Boolean({ description: 'true only when every check is valid' }),
@@ -97,7 +118,7 @@ export function registerEvidence(app: ServiceApp, deps: CoreDeps): void {
       },
     },
     async (req) => {
-      const result = await deps.evidence.verify(req.body.bundle, (jobId) => deps.jobs.evidenceInputs(jobId));
+      const result = await deps.evidence.verify(bundleOf(req.body), (jobId) => deps.jobs.evidenceInputs(jobId));
       const { signature, hash, timestamp } = result.checks;
       return ok({ valid: result.valid, checks: { signature: signature!, hash: hash!, timestamp: timestamp! }, key_id: result.key_id });
     },

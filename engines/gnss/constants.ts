@@ -21,6 +21,13 @@ export const WGS84_F = 1 / 298.257223563;
 /** GPS L1 carrier frequency, Hz, and wavelength, m. */
 export const FREQ_L1 = 1575.42e6;
 export const LAMBDA_L1 = CLIGHT / FREQ_L1;
+/** GPS L2 and L5 (= Galileo E5a), Galileo E5b carrier frequencies, Hz. */
+export const FREQ_L2 = 1227.6e6;
+export const FREQ_L5 = 1176.45e6;
+export const FREQ_E5B = 1207.14e6;
+/** GLONASS G2 base frequency and channel spacing, Hz. */
+export const FREQ_G2_BASE = 1246.0e6;
+export const FREQ_G2_STEP = 0.4375e6;
 /** GLONASS G1 base frequency and channel spacing, Hz. */
 export const FREQ_G1_BASE = 1602.0e6;
 export const FREQ_G1_STEP = 0.5625e6;

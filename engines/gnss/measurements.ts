@@ -24,6 +24,8 @@ export interface SatMeasurement {
   satClockDrift: number;
   /** Variance of the broadcast orbit and clock error (from URA/SISA), m^2. */
   ephemerisVariance: number;
+  /** Share of the code noise variance left after carrier smoothing (absent: raw code, 1). */
+  codeNoiseScale?: number;
 }
 
 /** URA index values of IS-GPS-200 (m): a broadcast accuracy rounds up to the next of these. */

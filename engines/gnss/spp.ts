@@ -77,9 +77,10 @@ export type SppResult = SppFix | SppNoFix;
  * squared residuals per degree of freedom is about 1 (0.7 on the GEONET days, 1.1 on SLAC):
  * a chi-square test on it then means what it says.
  */
-export function pseudorangeVariance(el: number, m: SatMeasurement, ionoDelay: number): number {
+export function pseudorangeVariance(el: number, m: SatMeasurement, ionoDelay: number, noiseScale = 1): number {
   const sinEl = Math.max(Math.sin(el), 0.05);
-  const noise = 0.15 * 0.15 + (0.15 * 0.15) / (sinEl * sinEl);
+  // noiseScale: share of the receiver noise left after carrier smoothing (1 for raw code).
+  const noise = noiseScale * (0.15 * 0.15 + (0.15 * 0.15) / (sinEl * sinEl));
   const orbit = 0.0625 * m.ephemerisVariance;
   const iono = (0.1 * ionoDelay) ** 2;
   const tropo = (0.05 / (sinEl + 0.1)) ** 2;

@@ -1,4 +1,5 @@
-// RINEX 2.x and 3.x observation files to per-epoch L1 measurements (pseudorange, phase, Doppler, C/N0).
+// RINEX 2.x, 3.x and 4.x observation files to per-epoch measurements: L1 pseudorange, phase, Doppler, C/N0,
+// and the second frequency's code and phase with loss-of-lock flags (for carrier smoothing and slip detection).
 import { satId } from '../constants.ts';
 import { GnssInputError } from '../errors.ts';
 import type { Vec3 } from '../geodesy.ts';
@@ -23,6 +24,13 @@ export interface SatObservation {
   cn0?: number;
   /** The observation code the pseudorange came from (`C1`, `P1`, `C1C`). */
   code?: string;
+  /** Loss-of-lock indicator of the L1 phase (RINEX LLI digit; bit 0 set: lock lost since the last epoch). */
+  lli?: number;
+  /** Second frequency (GPS/GLONASS L2, else L5/E5a/E5b): pseudorange (m), phase (cycles), its LLI, and its band digit. */
+  pseudorange2?: number;
+  carrierPhase2?: number;
+  lli2?: number;
+  band2?: '2' | '5' | '7';
 }
 
 export interface ObsEpoch {
@@ -43,33 +51,69 @@ const PREFERENCE: Record<string, { range: string[]; phase: string[]; doppler: st
   R: { range: ['C1C', 'C1P', 'C1', 'P1'], phase: ['L1C', 'L1P', 'L1'], doppler: ['D1C', 'D1P', 'D1'], snr: ['S1C', 'S1P', 'S1'] },
 };
 
-function parseValue(field: string, lineNo: number): number | undefined {
+/**
+ * Second-frequency signals in order of preference per system: band digit, code names, phase
+ * names (RINEX 3/4 then RINEX 2). GPS L2 P(Y)/L2C first, then L5; Galileo E5a, then E5b;
+ * GLONASS G2.
+ */
+const SECOND: Record<string, { band: '2' | '5' | '7'; range: string[]; phase: string[] }[]> = {
+  G: [
+    { band: '2', range: ['C2W', 'C2P', 'C2L', 'C2X', 'C2S', 'C2D', 'P2', 'C2'], phase: ['L2W', 'L2P', 'L2L', 'L2X', 'L2S', 'L2D', 'L2'] },
+    { band: '5', range: ['C5Q', 'C5X', 'C5I', 'C5'], phase: ['L5Q', 'L5X', 'L5I', 'L5'] },
+  ],
+  E: [
+    { band: '5', range: ['C5Q', 'C5X', 'C5I', 'C5'], phase: ['L5Q', 'L5X', 'L5I', 'L5'] },
+    { band: '7', range: ['C7Q', 'C7X', 'C7I', 'C7'], phase: ['L7Q', 'L7X', 'L7I', 'L7'] },
+  ],
+  R: [{ band: '2', range: ['C2P', 'C2C', 'P2', 'C2'], phase: ['L2P', 'L2C', 'L2'] }],
+};
+
+/** One observation value and its loss-of-lock digit (blank reads as 0). */
+interface Value {
+  v: number;
+  lli: number;
+}
+
+function parseValue(field: string, lineNo: number): Value | undefined {
   const t = field.slice(0, 14).trim();
   if (t === '') return undefined;
   const v = Number(t);
   if (!Number.isFinite(v)) throw new GnssInputError('RINEX_CORRUPT', `observation value "${t}" is not a number`, lineNo);
-  return v;
+  const lli = Number.parseInt(field[14] ?? ' ', 10);
+  return { v, lli: Number.isFinite(lli) ? lli : 0 };
 }
 
-function pick(values: Map<string, number>, names: string[]): [string, number] | undefined {
+function pick(values: Map<string, Value>, names: string[]): [string, Value] | undefined {
   for (const n of names) {
     const v = values.get(n);
-    if (v !== undefined && v !== 0) return [n, v];
+    if (v !== undefined && v.v !== 0) return [n, v];
   }
   return undefined;
 }
 
-function toObservation(sat: string, values: Map<string, number>): SatObservation {
+function toObservation(sat: string, values: Map<string, Value>): SatObservation {
   const pref = PREFERENCE[sat[0]] ?? PREFERENCE.G;
   const range = pick(values, pref.range);
-  return {
+  const phase = pick(values, pref.phase);
+  const o: SatObservation = {
     sat,
-    pseudorange: range?.[1],
+    pseudorange: range?.[1].v,
     code: range?.[0],
-    carrierPhase: pick(values, pref.phase)?.[1],
-    doppler: pick(values, pref.doppler)?.[1],
-    cn0: pick(values, pref.snr)?.[1],
+    carrierPhase: phase?.[1].v,
+    doppler: pick(values, pref.doppler)?.[1].v,
+    cn0: pick(values, pref.snr)?.[1].v,
   };
+  if (phase) o.lli = phase[1].lli;
+  for (const s of SECOND[sat[0]] ?? []) {
+    const p2 = pick(values, s.phase);
+    if (!p2) continue;
+    o.carrierPhase2 = p2[1].v;
+    o.lli2 = p2[1].lli;
+    o.pseudorange2 = pick(values, s.range)?.[1].v;
+    o.band2 = s.band;
+    break;
+  }
+  return o;
 }
 
 function parseHeader(lines: string[]): { header: ObsHeader; next: number } {
@@ -77,7 +121,7 @@ function parseHeader(lines: string[]): { header: ObsHeader; next: number } {
   if (!first.includes('RINEX VERSION / TYPE')) throw new GnssInputError('RINEX_HEADER', 'not a RINEX file: no "RINEX VERSION / TYPE" line', 1);
   const version = Number.parseFloat(first.slice(0, 9));
   if (first[20] !== 'O') throw new GnssInputError('RINEX_HEADER', `not a RINEX observation file (type "${first.slice(20, 40).trim()}")`, 1);
-  if (!(version >= 2 && version < 4)) throw new GnssInputError('RINEX_UNSUPPORTED', `RINEX version ${first.slice(0, 9).trim()} is not supported (2.x and 3.x are)`, 1);
+  if (!(version >= 2 && version < 5)) throw new GnssInputError('RINEX_UNSUPPORTED', `RINEX version ${first.slice(0, 9).trim()} is not supported (2.x, 3.x and 4.x are)`, 1);
   const header: ObsHeader = { version, markerName: '', obsTypes: {} };
   let pending: { sys: string; count: number; types: string[] } | undefined;
   for (let i = 1; i < lines.length; i++) {
@@ -173,7 +217,7 @@ function parseEpochs2(lines: string[], start: number, header: ObsHeader): ObsEpo
     i++;
     const obs: SatObservation[] = [];
     for (const sat of sats) {
-      const values = new Map<string, number>();
+      const values = new Map<string, Value>();
       for (let l = 0; l < linesPerSat; l++) {
         if (i >= lines.length || (i === lines.length - 1 && lines[i] === '')) throw truncated(i + 1);
         const text = lines[i];
@@ -220,7 +264,7 @@ function parseEpochs3(lines: string[], start: number, header: ObsHeader): ObsEpo
       const text = lines[i];
       const sat = satId(text.slice(0, 3));
       const types = header.obsTypes[sat[0]] ?? [];
-      const values = new Map<string, number>();
+      const values = new Map<string, Value>();
       types.forEach((t, k) => {
         const v = parseValue(text.slice(3 + 16 * k, 19 + 16 * k), i + 1);
         if (v !== undefined) values.set(t, v);

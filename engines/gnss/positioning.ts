@@ -1,0 +1,109 @@
+// The filtered positioning path: carrier smoothing, then the Kalman filter on what RAIM kept.
+import { FREQ_E5B, FREQ_G1_BASE, FREQ_G1_STEP, FREQ_G2_BASE, FREQ_G2_STEP, FREQ_L1, FREQ_L2, FREQ_L5 } from './constants.ts';
+import type { EphemerisStore } from './ephemeris/select.ts';
+import type { IonoCoefficients } from './ephemeris/types.ts';
+import { PositionFilter, type Dynamics, type KalmanFix } from './kalman.ts';
+import type { SatMeasurement } from './measurements.ts';
+import type { RaimResult } from './raim.ts';
+import type { ObsEpoch, SatObservation } from './rinex/obs.ts';
+import { HatchFilter, type HatchOptions, type SmoothedObservation } from './smoothing.ts';
+import type { OscillatorClass } from './clock.ts';
+
+/** `kalman`: carrier-smoothed pseudoranges through the position-velocity-clock filter (default). `spp`: each epoch on its own. */
+export type PositioningMode = 'kalman' | 'spp';
+
+export interface PositioningOptions {
+  mode?: PositioningMode;
+  /** Motion model of the filter: must be said for `kalman` (see `Dynamics`). */
+  dynamics?: Dynamics;
+  /** Carrier smoothing of the pseudoranges before the filter (default true). */
+  smoothing?: boolean;
+  hatch?: HatchOptions;
+  accelerationPsd?: number;
+  oscillator?: OscillatorClass;
+  elevationMaskDeg?: number;
+  iono?: IonoCoefficients;
+}
+
+/** Carrier frequencies of a satellite's first and second signals, Hz (GLONASS from its broadcast channel number). */
+export function frequenciesOf(o: SatObservation, store: EphemerisStore, time: number): { f1: number; f2?: number } | undefined {
+  const band = o.band2;
+  switch (o.sat[0]) {
+    case 'G':
+    case 'J':
+      return { f1: FREQ_L1, f2: band === '2' ? FREQ_L2 : band === '5' ? FREQ_L5 : undefined };
+    case 'E':
+      return { f1: FREQ_L1, f2: band === '5' ? FREQ_L5 : band === '7' ? FREQ_E5B : undefined };
+    case 'R': {
+      const eph = store.select(o.sat, time);
+      if (!eph || eph.kind !== 'glonass') return undefined;
+      const k = eph.frequencyNumber;
+      return { f1: FREQ_G1_BASE + FREQ_G1_STEP * k, f2: band === '2' ? FREQ_G2_BASE + FREQ_G2_STEP * k : undefined };
+    }
+    default:
+      return undefined;
+  }
+}
+
+export interface FilteredEpoch {
+  /** The filter's fix, or undefined before it could start (no single-point fix yet) or when RAIM found an unresolved fault. */
+  fix?: KalmanFix;
+  /** The measurements the filter was given (smoothed pseudoranges, RAIM exclusions left out). */
+  measurements: SatMeasurement[];
+  smoothed: SmoothedObservation[];
+}
+
+/**
+ * Carrier smoothing plus the Kalman filter, fed epoch by epoch after the single-point RAIM
+ * solution of the raw pseudoranges: satellites RAIM excluded are left out of the filter in the
+ * same epoch and their smoothing restarts; an epoch whose fault RAIM could not isolate does not
+ * update the filter and gives no fix.
+ *
+ * @example
+ * const pos = new FilteredPositioning({ dynamics: 'static', iono: nav.iono });
+ * const out = pos.step(ep, store, measurements, solveWithRaim(ep.time, measurements, spp));
+ */
+export class FilteredPositioning {
+  readonly hatch?: HatchFilter;
+  readonly filter: PositionFilter;
+
+  constructor(options: PositioningOptions) {
+    if (!options.dynamics) throw new Error("the Kalman filter needs the receiver's dynamics: 'static' or 'moving'");
+    this.hatch = options.smoothing === false ? undefined : new HatchFilter(options.hatch);
+    this.filter = new PositionFilter({
+      dynamics: options.dynamics,
+      accelerationPsd: options.accelerationPsd,
+      oscillator: options.oscillator,
+      elevationMaskDeg: options.elevationMaskDeg,
+      iono: options.iono,
+    });
+  }
+
+  /** Starts afresh (time went backwards, a new session). */
+  reset(): void {
+    this.hatch?.clear();
+    this.filter.reset();
+  }
+
+  step(epoch: ObsEpoch, store: EphemerisStore, raw: SatMeasurement[], raim: RaimResult): FilteredEpoch {
+    const smoothed = this.hatch ? this.hatch.update(epoch.time, epoch.sats, (o) => frequenciesOf(o, store, epoch.time)) : [];
+    const bySat = new Map(smoothed.map((s) => [s.sat, s]));
+    const rawCode = new Map(epoch.sats.map((o) => [o.sat, o.pseudorange]));
+    for (const sat of raim.excluded) this.hatch?.forget(sat);
+    const excluded = new Set(raim.excluded);
+    const measurements = raw
+      .filter((m) => !excluded.has(m.sat))
+      .map((m) => {
+        const s = bySat.get(m.sat);
+        const p = rawCode.get(m.sat);
+        if (!s || p === undefined) return m;
+        // The smoothing shift applies to the group-delay-corrected code as well.
+        return { ...m, pseudorange: m.pseudorange + (s.pseudorange - p), codeNoiseScale: s.noiseScale };
+      });
+    if (raim.unresolved) return { measurements, smoothed };
+    const spp = raim.solution.fix ? raim.solution : undefined;
+    const fix = this.filter.update(epoch.time, measurements, spp);
+    if (fix) fix.residuals = this.filter.residuals(epoch.time, measurements);
+    return { fix, measurements, smoothed };
+  }
+}

@@ -14,6 +14,9 @@ import { allowsCx, couplingFrom } from './coupling.ts';
 import { resynthesize2q, synthesizeUnitaries } from './blocks.ts';
 import { layoutAndRoute } from './layout.ts';
 import { counts, metrics, type Metrics } from './metrics.ts';
+import { resynthesizePhaseRegions } from './phasepoly.ts';
+import { hadamardCxToPhases } from './hcz.ts';
+import { relativePhaseToffolis } from './relphase.ts';
 import { choosePolarities } from './polarity.ts';
 import { chooseToffoliForms } from './toffoli.ts';
 import { simplify } from './simplify.ts';
@@ -53,25 +56,37 @@ export function optimize(input: Circuit, options: OptimizeOptions = {}): Optimiz
   const level = options.level ?? 2;
   if (![0, 1, 2, 3].includes(level)) throw new Error(`optimization level must be 0, 1, 2 or 3 (got ${level})`);
   const basis = parseBasis(options.basisGates?.length ? options.basisGates : DEFAULT_BASIS);
-  const plain = pipeline(input, options, level, basis, false);
+  const plain = pipeline(input, input, options, level, basis, false, false);
   if (level < 3) return plain;
-  // Level 3 also tries the CCZ decomposition search and keeps whichever result is smaller.
-  if (!input.ops.some((o) => o.kind === 'gate' && TOFFOLI_LIKE.has(o.name))) return plain;
-  const searched = pipeline(input, options, level, basis, true);
+  // Level 3 also tries compute-uncompute Toffoli pairs as relative-phase Toffolis, the CCZ
+  // decomposition search and H-conjugated CX as phases, and keeps the smallest result.
   const size = (r: OptimizeResult): [number, number] => {
     const k = counts(r.circuit);
     return [k.twoQubit, k.gates];
   };
-  const [a2, ag] = size(plain);
-  const [b2, bg] = size(searched);
-  return b2 < a2 || (b2 === a2 && bg < ag) ? searched : plain;
+  let best = plain;
+  const consider = (r: OptimizeResult): void => {
+    const [a2, ag] = size(best);
+    const [b2, bg] = size(r);
+    if (b2 + bg < a2 + ag || (b2 + bg === a2 + ag && b2 < a2)) best = r;
+  };
+  const relative = relativePhaseToffolis(input);
+  for (const source of relative ? [input, relative] : [input]) {
+    const toffolis = source.ops.some((o) => o.kind === 'gate' && TOFFOLI_LIKE.has(o.name));
+    if (source !== input) consider(pipeline(source, input, options, level, basis, false, false));
+    if (toffolis) consider(pipeline(source, input, options, level, basis, true, false));
+    consider(pipeline(source, input, options, level, basis, false, true));
+    if (toffolis) consider(pipeline(source, input, options, level, basis, true, true));
+  }
+  return best;
 }
 
 const TOFFOLI_LIKE = new Set(['ccx', 'ccz', 'toffoli', 'cswap', 'c3x', 'c4x', 'mcx']);
 
-function pipeline(input: Circuit, options: OptimizeOptions, level: number, basis: Basis, searchToffoli: boolean): OptimizeResult {
+/** One run of the rewrite pipeline on `source` (`input` itself or a rewriting of it). */
+function pipeline(source: Circuit, input: Circuit, options: OptimizeOptions, level: number, basis: Basis, searchToffoli: boolean, hcz: boolean): OptimizeResult {
   const cost1q = (m: Mat): number => synth1q(m, basis.oneQ).gates.length;
-  let ir = unroll(input, options.matrixFallback);
+  let ir = unroll(source, options.matrixFallback);
   synthesizeUnitaries(ir);
   if (searchToffoli) {
     chooseToffoliForms(ir, (w) => {
@@ -84,6 +99,12 @@ function pipeline(input: Circuit, options: OptimizeOptions, level: number, basis
   if (level >= 3) {
     resynthesize2q(ir, cost1q);
     simplify(ir, level);
+    if (hcz && hadamardCxToPhases(ir)) {
+      simplify(ir, level);
+      resynthesize2q(ir, cost1q);
+      simplify(ir, level);
+    }
+    if (resynthesizePhaseRegions(ir)) simplify(ir, level);
   }
   const identity = [...Array(input.numQubits).keys()];
   let initial = identity;

@@ -1,0 +1,368 @@
+/**
+ * Phase-polynomial resynthesis (level 3). A region of CX, X and Z-diagonal gates is a
+ * diagonal phase polynomial followed by an affine reversible map: every Z rotation acts on
+ * an affine parity of the region's inputs, and all of them commute, so they may be applied
+ * in any order. The region is rewritten as a parity network that visits every parity once
+ * (the recursive Gray-code construction of Amy, Azimzadeh and Mosca, "On the CNOT-complexity
+ * of CNOT-phase circuits", 2018), then the CX network that brings the wires to the region's
+ * output parities (Gaussian elimination, the better of row and column order), then the X
+ * gates of the output constants. A region is only replaced when that has fewer CX (and no
+ * more gates) or the same CX and fewer gates.
+ *
+ * Regions are grown greedily in program order: a gate joins the current region unless one of
+ * its wires is "tainted", i.e. follows (through wires) a gate that was left out after the
+ * region had started on it. That keeps each region convex, so the gates left out split into
+ * those that run before it and those after.
+ */
+import { phaseBetween, type Mat } from './complex.ts';
+import { diagAngles, isDiagonal, isXLike } from './classify.ts';
+import { matrix1q, rz } from './gates1q.ts';
+import { isFree, qubitsOf, type Ir, type IrOp } from './ir.ts';
+
+const X = matrix1q('x', []) as Mat;
+const FOUR_PI = 4 * Math.PI;
+
+type Kind = 'diag' | 'x' | 'cx' | null;
+
+function kindOf(op: IrOp): Kind {
+  if (!isFree(op)) return null;
+  if (op.k === 'cx') return 'cx';
+  if (op.k !== 'u') return null;
+  if (isDiagonal(op.m)) return 'diag';
+  if (isXLike(op.m)) return 'x';
+  return null;
+}
+
+/** Splits ops into (before, region, after) with the region maximal from the front, convex. */
+export function splitRegion(ops: IrOp[], n: number, maxRegion = Infinity): { before: IrOp[]; region: IrOp[]; after: IrOp[] } {
+  const tainted = new Uint8Array(n);
+  const active = new Uint8Array(n);
+  const before: IrOp[] = [];
+  const region: IrOp[] = [];
+  const after: IrOp[] = [];
+  for (const op of ops) {
+    const qs = qubitsOf(op);
+    const kind = kindOf(op);
+    if (kind && region.length < maxRegion && qs.every((q) => !tainted[q])) {
+      region.push(op);
+      for (const q of qs) active[q] = 1;
+      continue;
+    }
+    if (qs.some((q) => tainted[q] || active[q])) {
+      after.push(op);
+      for (const q of qs) tainted[q] = 1;
+    } else before.push(op);
+  }
+  return { before, region, after };
+}
+
+// GF(2) vectors over a region's wires, as 32-bit words.
+type Vec = Uint32Array;
+const get = (v: Vec, i: number): number => (v[i >>> 5] >>> (i & 31)) & 1;
+const flip = (v: Vec, i: number): void => void (v[i >>> 5] ^= 1 << (i & 31));
+const xorInto = (a: Vec, b: Vec): void => {
+  for (let k = 0; k < a.length; k++) a[k] ^= b[k];
+};
+const keyOf = (v: Vec): string => Array.prototype.join.call(v, ',');
+function unit(words: number, i: number): Vec {
+  const v = new Uint32Array(words);
+  flip(v, i);
+  return v;
+}
+function weight(v: Vec): number {
+  let w = 0;
+  for (let k = 0; k < v.length; k++) {
+    let x = v[k];
+    x -= (x >>> 1) & 0x55555555;
+    x = (x & 0x33333333) + ((x >>> 2) & 0x33333333);
+    w += (((x + (x >>> 4)) & 0x0f0f0f0f) * 0x01010101) >>> 24;
+  }
+  return w;
+}
+
+/** A region as a phase polynomial: terms (parity -> angle), output parities and constants. */
+export interface PhasePoly {
+  m: number;
+  words: number;
+  terms: Array<{ v: Vec; angle: number }>;
+  out: Vec[];
+  outConst: Uint8Array;
+  /** global phase collected from the gates' own phases and the angle normalisation */
+  phase: number;
+}
+
+/** Reads a region on local wires 0..m-1 (wire index = position in `wires`). */
+export function phasePolynomial(region: IrOp[], wires: number[]): PhasePoly {
+  const m = wires.length;
+  const words = Math.max(1, Math.ceil(m / 32));
+  const local = new Map(wires.map((q, i) => [q, i]));
+  const val = wires.map((_, i) => unit(words, i));
+  const cst = new Uint8Array(m);
+  const sums = new Map<string, { v: Vec; angle: number }>();
+  let phase = 0;
+  for (const op of region) {
+    if (op.k === 'cx') {
+      const c = local.get(op.c) as number;
+      const t = local.get(op.t) as number;
+      xorInto(val[t], val[c]);
+      cst[t] ^= cst[c];
+      continue;
+    }
+    if (op.k !== 'u') throw new Error('a phase region holds only CX and single-qubit gates');
+    const q = local.get(op.q) as number;
+    if (isDiagonal(op.m)) {
+      const [theta, ph] = diagAngles(op.m);
+      phase += ph;
+      // rz(theta) on NOT p is rz(-theta) on p, exactly (no phase).
+      const key = keyOf(val[q]);
+      const s = sums.get(key) ?? { v: val[q].slice(), angle: 0 };
+      s.angle += cst[q] ? -theta : theta;
+      sums.set(key, s);
+    } else {
+      phase += phaseBetween(op.m, X, 1e-9) as number;
+      cst[q] ^= 1;
+    }
+  }
+  const terms: Array<{ v: Vec; angle: number }> = [];
+  for (const s of sums.values()) {
+    // rz(a + 2 pi) = -rz(a): keep the angle in (-pi, pi] and move the sign to the phase.
+    let a = s.angle % FOUR_PI;
+    if (a > 2 * Math.PI) a -= FOUR_PI;
+    else if (a <= -2 * Math.PI) a += FOUR_PI;
+    if (Math.abs(a) > Math.PI) {
+      a -= Math.sign(a) * 2 * Math.PI;
+      phase += Math.PI;
+    }
+    if (Math.abs(a) < 1e-12) continue;
+    terms.push({ v: s.v, angle: a });
+  }
+  return { m, words, terms, out: val, outConst: cst, phase };
+}
+
+/** Local operations: CX (control, target) or an rz on a wire. */
+type LocalOp = { cx: [number, number] } | { rz: [number, number] };
+
+/**
+ * The parity network: every term is brought onto some wire by CX gates and rotated there.
+ * Returns the gates and the wire parities it leaves (as vectors over the inputs).
+ */
+function graySynth(p: PhasePoly): { ops: LocalOp[]; wires: Vec[] } {
+  const { m, words } = p;
+  const ops: LocalOp[] = [];
+  const wires = Array.from({ length: m }, (_, i) => unit(words, i));
+  // Terms in the basis of the current wire values (initially the inputs themselves).
+  const cur = p.terms.map((t) => t.v.slice());
+  const wt = cur.map(weight);
+  const alive = new Uint8Array(cur.length).fill(1);
+  const emitIfUnit = (t: number, i: number): void => {
+    if (alive[t] && wt[t] === 1) {
+      ops.push({ rz: [i, p.terms[t].angle] });
+      alive[t] = 0;
+    }
+  };
+  for (let t = 0; t < cur.length; t++) {
+    if (wt[t] === 1) {
+      let i = 0;
+      while (!get(cur[t], i)) i++;
+      emitIfUnit(t, i);
+    }
+  }
+  const cx = (j: number, i: number): void => {
+    // wire i <- wire i + wire j; a term holding i toggles j in the new basis.
+    ops.push({ cx: [j, i] });
+    xorInto(wires[i], wires[j]);
+    for (let t = 0; t < cur.length; t++) {
+      if (!alive[t] || !get(cur[t], i)) continue;
+      const had = get(cur[t], j);
+      flip(cur[t], j);
+      wt[t] += had ? -1 : 1;
+      emitIfUnit(t, i);
+    }
+  };
+  interface Frame {
+    S: number[];
+    I: number[];
+    i: number;
+  }
+  const all = [...Array(m).keys()];
+  const stack: Frame[] = [{ S: cur.map((_, t) => t), I: all, i: -1 }];
+  const count = new Int32Array(m);
+  while (stack.length) {
+    const f = stack.pop() as Frame;
+    let S = f.S.filter((t) => alive[t]);
+    if (S.length === 0) continue;
+    if (f.i >= 0) {
+      // While every term also holds some other wire j, fold j into the target wire.
+      for (;;) {
+        const and = new Uint32Array(words).fill(0xffffffff);
+        for (const t of S) for (let k = 0; k < words; k++) and[k] &= cur[t][k];
+        flip(and, f.i);
+        let j = -1;
+        for (let q = 0; q < m && j < 0; q++) if (get(and, q)) j = q;
+        if (j < 0) break;
+        cx(j, f.i);
+        S = S.filter((t) => alive[t]);
+        if (S.length === 0) break;
+      }
+      if (S.length === 0) continue;
+    }
+    if (f.I.length === 0) continue;
+    count.fill(0);
+    for (const t of S) {
+      const v = cur[t];
+      for (let k = 0; k < words; k++) {
+        let x = v[k];
+        while (x) {
+          const b = 31 - Math.clz32(x & -x);
+          count[k * 32 + b]++;
+          x &= x - 1;
+        }
+      }
+    }
+    let best = f.I[0];
+    let bestScore = -1;
+    for (const j of f.I) {
+      const s = Math.max(count[j], S.length - count[j]);
+      if (s > bestScore) {
+        bestScore = s;
+        best = j;
+      }
+    }
+    const rest = f.I.filter((j) => j !== best);
+    const S0 = S.filter((t) => !get(cur[t], best));
+    const S1 = S.filter((t) => get(cur[t], best));
+    if (f.i < 0) {
+      stack.push({ S: S0, I: rest, i: -1 });
+      stack.push({ S: S1, I: rest, i: best });
+    } else {
+      stack.push({ S: S0, I: rest, i: f.i });
+      stack.push({ S: S1, I: rest, i: f.i });
+    }
+  }
+  if (alive.some((a) => a)) throw new Error('parity network left a term unplaced');
+  return { ops, wires };
+}
+
+/** Rows of a GF(2) matrix (row r = vector); returns its inverse, or null when singular. */
+function invert(rows: Vec[], m: number, words: number): Vec[] | null {
+  const a = rows.map((r) => r.slice());
+  const inv = Array.from({ length: m }, (_, i) => unit(words, i));
+  for (let c = 0; c < m; c++) {
+    let p = c;
+    while (p < m && !get(a[p], c)) p++;
+    if (p === m) return null;
+    [a[p], a[c]] = [a[c], a[p]];
+    [inv[p], inv[c]] = [inv[c], inv[p]];
+    for (let r = 0; r < m; r++) {
+      if (r !== c && get(a[r], c)) {
+        xorInto(a[r], a[c]);
+        xorInto(inv[r], inv[c]);
+      }
+    }
+  }
+  return inv;
+}
+
+/** product rows: (A B)_r = XOR of B rows selected by A_r */
+function multiply(a: Vec[], b: Vec[], m: number, words: number): Vec[] {
+  return a.map((row) => {
+    const out = new Uint32Array(words);
+    for (let k = 0; k < m; k++) if (get(row, k)) xorInto(out, b[k]);
+    return out;
+  });
+}
+
+/**
+ * Row operations (row t ^= row c, i.e. CX c -> t) that reduce `rows` to the identity, using
+ * row additions only (a missing pivot is filled by adding a lower row, never by swapping).
+ */
+function eliminate(rows: Vec[], m: number): Array<[number, number]> {
+  const a = rows.map((r) => r.slice());
+  const ops: Array<[number, number]> = [];
+  const add = (c: number, t: number): void => {
+    xorInto(a[t], a[c]);
+    ops.push([c, t]);
+  };
+  // Lower triangle first, then upper (each column's pivot fixed before it is used).
+  for (let c = 0; c < m; c++) {
+    if (!get(a[c], c)) {
+      let p = c + 1;
+      while (p < m && !get(a[p], c)) p++;
+      if (p === m) throw new Error('singular linear map in a phase region');
+      add(p, c);
+    }
+    for (let r = c + 1; r < m; r++) if (get(a[r], c)) add(c, r);
+  }
+  for (let c = m - 1; c >= 0; c--) for (let r = 0; r < c; r++) if (get(a[r], c)) add(c, r);
+  return ops;
+}
+
+function transposeRows(rows: Vec[], m: number, words: number): Vec[] {
+  const out = Array.from({ length: m }, () => new Uint32Array(words));
+  for (let r = 0; r < m; r++) for (let c = 0; c < m; c++) if (get(rows[r], c)) flip(out[c], r);
+  return out;
+}
+
+/** CX gates (control, target), in circuit order, that turn wires holding `from` into `to`. */
+export function linearSynth(from: Vec[], to: Vec[], m: number, words: number): Array<[number, number]> {
+  const inv = invert(from, m, words);
+  if (!inv) throw new Error('singular linear map in a phase region');
+  const c = multiply(to, inv, m, words); // wires must get C: to = C from
+  // Row order: the ops reduce C to I, so C is their product in reverse.
+  const rowOps = eliminate(c, m).reverse();
+  // Column order: reducing C^T by row ops is reducing C by column ops; C is their product
+  // transposed, in the same order, with control and target exchanged.
+  const colOps = eliminate(transposeRows(c, m, words), m).map(([a, b]): [number, number] => [b, a]);
+  return colOps.length < rowOps.length ? colOps : rowOps;
+}
+
+/** Rewrites one region; returns the new gates, or null when that would not be smaller. */
+function rewriteRegion(region: IrOp[], ir: Ir): IrOp[] | null {
+  let oldCx = 0;
+  for (const op of region) if (op.k === 'cx') oldCx++;
+  if (oldCx < 2) return null;
+  const wires = [...new Set(region.flatMap(qubitsOf))].sort((a, b) => a - b);
+  const p = phasePolynomial(region, wires);
+  const net = graySynth(p);
+  const fix = linearSynth(net.wires, p.out, p.m, p.words);
+  const out: IrOp[] = [];
+  for (const o of net.ops) {
+    if ('cx' in o) out.push({ k: 'cx', c: wires[o.cx[0]], t: wires[o.cx[1]] });
+    else out.push({ k: 'u', q: wires[o.rz[0]], m: rz(o.rz[1]) });
+  }
+  for (const [c, t] of fix) out.push({ k: 'cx', c: wires[c], t: wires[t] });
+  for (let i = 0; i < p.m; i++) if (p.outConst[i]) out.push({ k: 'u', q: wires[i], m: X });
+  let newCx = 0;
+  for (const op of out) if (op.k === 'cx') newCx++;
+  const better = newCx < oldCx ? out.length <= region.length : newCx === oldCx && out.length < region.length;
+  if (!better) return null;
+  ir.phase += p.phase;
+  return out;
+}
+
+export interface PhaseRegionOptions {
+  /** Largest region (gates) read at once; bigger stretches are cut into several. */
+  maxRegion?: number;
+}
+
+/** Rewrites every CX-phase region that gets smaller; returns whether anything changed. */
+export function resynthesizePhaseRegions(ir: Ir, o: PhaseRegionOptions = {}): boolean {
+  const maxRegion = o.maxRegion ?? 4000;
+  let rest = ir.ops;
+  const out: IrOp[] = [];
+  let changed = false;
+  while (rest.length) {
+    const { before, region, after } = splitRegion(rest, ir.n, maxRegion);
+    out.push(...before);
+    if (region.length === 0) {
+      out.push(...after);
+      break;
+    }
+    const rewritten = rewriteRegion(region, ir);
+    if (rewritten) changed = true;
+    out.push(...(rewritten ?? region));
+    rest = after;
+  }
+  if (changed) ir.ops = out;
+  return changed;
+}

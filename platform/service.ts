@@ -34,6 +34,8 @@ export interface ServiceDefinition {
   plans: readonly PlanInfo[];
   /** Scopes its keys may carry (`lattice keys create --scopes`); none when left out. */
   scopes?: readonly string[];
+  /** Scopes of a key created without `--scopes`; none when left out. */
+  defaultScopes?: readonly string[];
   /**
    * Roles its keys may carry (`lattice keys create --role`), the first being the default for a
    * new key; left out, keys are `member` or `admin`.

@@ -19,14 +19,18 @@ export function futureDate(flag: string, value: string | undefined, now = new Da
   return d;
 }
 
-/** The comma-separated scopes, each one the service knows; an empty list when not given. */
-export function checkScopes(value: string | undefined, service: { id: string; scopes?: readonly string[] }): string[] {
-  if (value === undefined) return [];
+/**
+ * The comma-separated scopes, each one the service knows; when not given, the service's
+ * default scopes (none for a service without scopes).
+ */
+export function checkScopes(value: string | undefined, service: { id: string; scopes?: readonly string[]; defaultScopes?: readonly string[] }): string[] {
+  if (value === undefined) return [...(service.defaultScopes ?? [])];
   const scopes = value
     .split(',')
     .map((s) => s.trim())
     .filter(Boolean);
   const known = service.scopes ?? [];
+  if (scopes.length === 0 && known.length) throw new Error(`--scopes names no scope; give one or more of ${known.join(', ')}, or leave it out for the default`);
   const unknown = scopes.filter((s) => !known.includes(s));
   if (unknown.length) {
     throw new Error(

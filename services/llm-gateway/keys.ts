@@ -7,11 +7,11 @@ import { createKey } from '../../platform/identity/keys.ts';
 import { KEY_CHANGES_CHANNEL } from '../../platform/identity/key-cache.ts';
 import type { Sql } from '../../platform/storage/database.ts';
 import { errors } from './errors.ts';
-import { GATEWAY_KEY_PREFIX } from './service.ts';
+import { GATEWAY_KEY_PREFIX, GATEWAY_SCOPES } from './service.ts';
 
 export const SERVICE_ID = 'llm-gateway';
 /** Scopes of a new key (CONTRACT); a key created with no scopes at all has these too. */
-export const DEFAULT_SCOPES = ['chat:write', 'models:read'];
+export const DEFAULT_SCOPES: string[] = [...GATEWAY_SCOPES];
 
 export interface KeyLimits {
   spendLimitMicros: number | null;
@@ -63,9 +63,23 @@ const SELECT = `SELECT k.id, k.name, k.created_at, k.expires_at, k.last_used_at,
   FROM api_keys k LEFT JOIN llm_gateway_key_limits l ON l.key_id = k.id
  WHERE k.account_id = $1 AND k.service = '${SERVICE_ID}' AND k.kind = 'api_key' AND k.revoked_at IS NULL`;
 
-export async function createConsoleKey(db: Sql, accountId: string, name: string): Promise<{ id: string; name: string; key: string; createdAt: string }> {
-  const created = await createKey(db, { accountId, service: SERVICE_ID, prefix: GATEWAY_KEY_PREFIX, name, scopes: DEFAULT_SCOPES });
+export async function createConsoleKey(
+  db: Sql,
+  accountId: string,
+  name: string,
+  scopes: string[] = DEFAULT_SCOPES,
+): Promise<{ id: string; name: string; key: string; createdAt: string }> {
+  const created = await createKey(db, { accountId, service: SERVICE_ID, prefix: GATEWAY_KEY_PREFIX, name, scopes });
   return { id: created.id, name, key: created.key, createdAt: new Date(created.created_at).toISOString() };
+}
+
+/** The scopes a console request asks for: a non-empty list of the gateway's, each once. */
+export function checkScopes(value: unknown): string[] {
+  const known: readonly string[] = GATEWAY_SCOPES;
+  if (!Array.isArray(value) || value.length === 0 || value.some((v) => typeof v !== 'string' || !known.includes(v))) {
+    throw errors.invalid(`scopes must be a non-empty list of ${known.join(', ')}`);
+  }
+  return known.filter((s) => value.includes(s));
 }
 
 export async function listKeys(db: Sql, accountId: string): Promise<KeyView[]> {

@@ -9,6 +9,8 @@ import type { ServiceDefinition } from '../../platform/service.ts';
 import { gatewayMigrations } from './migrations.ts';
 
 export const GATEWAY_KEY_PREFIX = 'sk-lat';
+/** What a key may do (CONTRACT): `chat:write` for completions, `models:read` for the catalog. */
+export const GATEWAY_SCOPES = ['chat:write', 'models:read'] as const;
 
 export const llmGatewayService: ServiceDefinition = {
   id: 'llm-gateway',
@@ -17,6 +19,9 @@ export const llmGatewayService: ServiceDefinition = {
   migrations: gatewayMigrations,
   keyPrefix: GATEWAY_KEY_PREFIX,
   plans: [{ name: 'standard' }],
+  scopes: GATEWAY_SCOPES,
+  // Both by default (CONTRACT); `--scopes` picks others.
+  defaultScopes: GATEWAY_SCOPES,
   async build(ctx, options) {
     const { build } = await import('./app.ts');
     return build(ctx, options);

@@ -2,7 +2,7 @@
 import { Type } from 'typebox';
 import type { ServiceApp } from '../../../platform/http/app.ts';
 import { GatewayError, errors } from '../errors.ts';
-import { createConsoleKey, getKey, listKeys, revokeConsoleKey, updateKey, type KeyPatch } from '../keys.ts';
+import { checkScopes, createConsoleKey, getKey, listKeys, revokeConsoleKey, updateKey, type KeyPatch } from '../keys.ts';
 import { TAG_CONSOLE, cookieSecurity, type GatewayDeps } from './context.ts';
 
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()]);
@@ -49,15 +49,24 @@ export function registerApiKeys(app: ServiceApp, deps: GatewayDeps): void {
         tags: [TAG_CONSOLE],
         summary: 'Create an API key; its secret is in this answer only',
         security: cookieSecurity,
-        body: Type.Object({ name: Type.Unknown({ description: 'label of the key' }) }, { additionalProperties: true }),
+        body: Type.Object(
+          {
+            name: Type.Unknown({ description: 'label of the key' }),
+            scopes: Type.Optional(Type.Unknown({ description: 'what the key may do: a non-empty list of chat:write, models:read; both when left out' })),
+          },
+          { additionalProperties: true },
+        ),
         response: {
+          // The spec's four fields; the key's scopes are in the list.
           201: Type.Object({ id: Type.String(), name: Type.String(), key: Type.String({ description: 'the secret, shown once' }), createdAt: Type.String({ format: 'date-time' }) }),
           '4xx': GatewayError,
         },
       },
     },
     async (req, reply) => {
-      const created = await createConsoleKey(db, deps.sessions.of(req).accountId, name((req.body as { name?: unknown }).name));
+      const body = req.body as { name?: unknown; scopes?: unknown };
+      const scopes = body.scopes === undefined ? undefined : checkScopes(body.scopes);
+      const created = await createConsoleKey(db, deps.sessions.of(req).accountId, name(body.name), scopes);
       reply.code(201).header('cache-control', 'no-store');
       return created;
     },

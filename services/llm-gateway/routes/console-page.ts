@@ -3,8 +3,11 @@ import { fileURLToPath } from 'node:url';
 import type { ServiceApp } from '../../../platform/http/app.ts';
 import { getBalance, microsToUsd } from '../../../platform/billing/index.ts';
 import { html, sendPage, serveAssets, type SafeHtml } from '../../../platform/http/pages.ts';
+import { BUILTIN_MODEL_ID, BUILTIN_MODEL_PATH, type LanguageConfig } from '../../../engines/language/config.ts';
+import type { GatewayModel } from '../catalog.ts';
 import { money, spendChart, type DaySpend } from '../chart.ts';
 import { listKeys, type KeyView } from '../keys.ts';
+import { GATEWAY_SCOPES } from '../service.ts';
 import { readUsage } from '../usage.ts';
 import type { GatewayDeps } from './context.ts';
 
@@ -39,13 +42,51 @@ function signInView(): SafeHtml {
 function keysTable(keys: KeyView[], spend: Map<string, number>): SafeHtml {
   if (!keys.length) return html`<p class="muted" id="no-keys">No API keys yet. Create one to call <code>/api/v1/chat/completions</code>.</p>`;
   return html`<div class="table-wrap"><table class="keys">
-  <thead><tr><th>Name</th><th>Id</th><th>Created</th><th>Last used</th><th>Spent (30 d)</th><th>Limits</th><th></th></tr></thead>
+  <thead><tr><th>Name</th><th>Id</th><th>Created</th><th>Last used</th><th>Spent (30 d)</th><th>Limits</th><th>Scopes</th><th></th></tr></thead>
   <tbody>${keys.map(
     (k) => html`<tr data-key-id="${k.id}" data-name="${k.name ?? ''}" data-spend-limit="${k.spendLimit ?? ''}" data-rpm-limit="${k.rpmLimit ?? ''}" data-tpm-limit="${k.tpmLimit ?? ''}">
     <td class="name">${k.name ?? '(unnamed)'}</td><td><code>${k.id}</code></td><td>${when(k.createdAt)}</td><td>${when(k.lastUsedAt)}</td>
-    <td>${money(spend.get(k.id) ?? 0)}</td><td>${limits(k)}</td>
+    <td>${money(spend.get(k.id) ?? 0)}</td><td>${limits(k)}</td><td class="scopes">${k.scopes.map((sc) => html`<code class="scope">${sc}</code>`)}</td>
     <td class="actions"><button type="button" class="secondary edit">Edit</button> <button type="button" class="danger revoke">Revoke</button></td></tr>`,
   )}</tbody></table></div>`;
+}
+
+/** US dollars per million tokens, with cents always shown ($0.10, $0.075). */
+function price(usd: number): string {
+  const text = String(usd);
+  const decimals = text.includes('.') ? text.split('.')[1]!.length : 0;
+  return `$${usd.toFixed(Math.max(2, decimals))}`;
+}
+
+/** The engine's own tiny model, not one an operator configured under its id. */
+export function isBuiltinModel(config: LanguageConfig, id: string): boolean {
+  const m = config.models.find((x) => x.id === id);
+  return id === BUILTIN_MODEL_ID && m?.provider === 'local' && m.path === BUILTIN_MODEL_PATH;
+}
+
+/**
+ * The catalog a key can call; while no model but the built-in one serves chat, a notice says
+ * its replies are test output and how to configure a real model (it goes once one is).
+ */
+function modelsCard(models: GatewayModel[], config: LanguageConfig): SafeHtml {
+  const builtin = models.filter((m) => isBuiltinModel(config, m.id));
+  const onlyBuiltin = builtin.length > 0 && builtin.length === models.length;
+  const notice = onlyBuiltin
+    ? html`<div class="notice" id="builtin-notice" role="status">
+  <strong>Only the built-in smoke-test model is configured.</strong>
+  <p><code>${BUILTIN_MODEL_ID}</code> is a tiny model that proves the gateway works end to end; its replies are test output, not real answers.
+  To serve real answers, configure a real model in the JSON file that <code>LATTICE_MODELS</code> names and restart: a GGUF file on this machine
+  (<code>{"id": "qwen-0.5b", "provider": "local", "path": "/models/qwen2.5-0.5b-instruct-q4_k_m.gguf", "pricing": {"input": 0.1, "output": 0.4}}</code>)
+  or an OpenAI-compatible upstream (<code>{"id": "my-model", "provider": "openai", "base_url": "http://127.0.0.1:8080/v1", "pricing": {"input": 0.1, "output": 0.4}}</code>).
+  See engines/language/README.md.</p></div>`
+    : '';
+  return html`<section class="card" id="models"><h2>Models</h2>${notice}
+  <ul class="models">${models.map(
+    (m) =>
+      html`<li data-model="${m.id}"><code>${m.id}</code> <span class="muted">${m.contextWindow} tokens context · ${price(m.inputPrice)} in / ${price(m.outputPrice)} out per 1M tokens</span>${
+        isBuiltinModel(config, m.id) ? html` <span class="tag">built-in smoke-test model</span>` : ''
+      }${m.public ? '' : html` <span class="tag">not public</span>`}</li>`,
+  )}</ul></section>`;
 }
 
 function dialogs(): SafeHtml {
@@ -113,9 +154,13 @@ export async function registerConsolePage(app: ServiceApp, deps: GatewayDeps): P
     <div class="card tile"><h2>Keys</h2><p class="big">${keys.length}</p><p class="muted">API base: <code>/api/v1</code></p></div>
   </section>
   <section class="card"><h2>Spend per day and key</h2>${spendChart(days, order, names)}</section>
+  ${modelsCard(deps.gateway.catalog.models, deps.gateway.models.config)}
   <section class="card">
     <div class="row spread"><h2>API keys</h2>
-      <form id="create-form" class="inline"><input name="name" placeholder="Key name" aria-label="Key name" required maxlength="100"><button type="submit">Create key</button></form></div>
+      <form id="create-form" class="inline"><input name="name" placeholder="Key name" aria-label="Key name" required maxlength="100">
+        <fieldset class="scopes"><legend class="visually-hidden">Scopes</legend>${GATEWAY_SCOPES.map(
+          (sc) => html`<label class="check"><input type="checkbox" name="scopes" value="${sc}" checked> ${sc}</label>`,
+        )}</fieldset><button type="submit">Create key</button></form></div>
     <p class="error" id="keys-error" hidden></p>
     ${keysTable(keys, spendPerKey)}
   </section>

@@ -1,4 +1,4 @@
-// The console page's behaviour: sign in and out, create a key (secret shown once), edit limits,
+// The console page's behaviour: sign in and out, create a key with its scopes (secret shown once), edit limits,
 // revoke with confirmation. Everything goes through the console API (/api/...) with the session
 // cookie; the page is rendered by the server, so after a change it simply reloads.
 'use strict';
@@ -51,9 +51,9 @@ const secretDialog = document.getElementById('secret-dialog');
 if (createForm) {
   createForm.addEventListener('submit', async (event) => {
     event.preventDefault();
-    const name = new FormData(createForm).get('name');
+    const form = new FormData(createForm);
     try {
-      const created = await api('POST', '/api/api-keys', { name });
+      const created = await api('POST', '/api/api-keys', { name: form.get('name'), scopes: form.getAll('scopes') });
       document.getElementById('secret-value').textContent = created.key;
       document.getElementById('copy-status').textContent = '';
       secretDialog.showModal();

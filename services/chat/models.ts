@@ -3,6 +3,7 @@
  * conversation's history sent to the language engine (streamed), cut from the oldest end
  * when it does not fit the platform model's context.
  */
+import { BUILTIN_MODEL_ID, BUILTIN_MODEL_PATH } from '../../engines/language/config.ts';
 import { LanguageError } from '../../engines/language/errors.ts';
 import type { ModelRegistry } from '../../engines/language/registry.ts';
 import type { ChatChunk, ChatMessage, Usage } from '../../engines/language/types.ts';
@@ -37,6 +38,13 @@ export class SlotModels {
 
   platformModel(slot: CatalogSlot): string {
     return this.bySlot.get(slot.id)!;
+  }
+
+  /** Whether the engine's built-in smoke-test model answers the slot (not a model configured under its id). */
+  servedByBuiltin(slot: CatalogSlot): boolean {
+    const id = this.platformModel(slot);
+    const m = this.registry.config.models.find((x) => x.id === id);
+    return id === BUILTIN_MODEL_ID && m?.provider === 'local' && m.path === BUILTIN_MODEL_PATH;
   }
 
   /** The reply's token budget: the slot's maximum output, under the deployment's cap. */

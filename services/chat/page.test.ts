@@ -55,6 +55,8 @@ test('sign in, send a message, watch the reply stream in, stop one, and reach th
   // The model picker: the compact model by default, with context and prices.
   assert.equal(await page.locator('#model').inputValue(), 'lattice:compact');
   assert.equal(await page.locator('#model option').count(), 6);
+  // A real model serves every slot here: no test-model notice.
+  assert.equal(await page.locator('#builtin-notice').isVisible(), false);
   assert.match((await page.locator('#model-summary').textContent()) ?? '', /128K context · up to 16K out · \$0\.10 in \/ \$0\.40 out per 1M tokens/);
   await page.locator('#model').selectOption('lattice:frontier-reasoning');
   assert.match((await page.locator('#model-summary').textContent()) ?? '', /200K context · up to 32K out · \$3\.50 in \/ \$14\.00 out/);
@@ -146,4 +148,60 @@ test('at phone width (390 px) the page fits the screen and a message can be sent
   await page.screenshot({ path: join(SHOTS, 'chat-phone.png') });
   assert.deepEqual(problems, []);
   await context.close();
+});
+
+test('while the built-in smoke-test model serves a slot the page says so and how to configure a real model; a real model’s slot has no notice', async () => {
+  // Only the code slot is mapped to a real (OpenAI-compatible) model; the others stay on the built-in one.
+  const mixed = await startChat({ slotModels: { 'lattice:code': 'test-upstream' }, maxOutputTokens: 4 }, upstream);
+  try {
+    const user = await mixed.newUser();
+    for (const viewport of [undefined, PHONE]) {
+      const { page, context, problems } = await openPage(browser, viewport ? { viewport } : {});
+      await page.goto(`${mixed.url}/`);
+      await page.getByLabel('Email').fill(user.email);
+      await page.getByLabel('Password').fill(user.password);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.locator('#composer').waitFor();
+      const notice = page.locator('#builtin-notice');
+      assert.equal(await page.locator('#model').inputValue(), 'lattice:compact');
+      assert.ok(await notice.isVisible(), 'the notice is shown for the built-in model');
+      const text = await notice.innerText();
+      assert.match(text, /Test model: replies are not real answers/);
+      assert.match(text, /built-in smoke-test model lattice-tiny/);
+      assert.match(text, /GGUF file/);
+      assert.match(text, /OpenAI-compatible upstream/);
+      assert.match(text, /LATTICE_MODELS/);
+      assert.match(text, /LATTICE_CHAT_MODELS=\{"lattice:compact": "model-id"\}/);
+      const box = await notice.boundingBox();
+      const width = viewport?.width ?? 1280;
+      assert.ok(box && box.x >= 0 && box.x + box.width <= width, `the notice fits: ${JSON.stringify(box)}`);
+      await page.screenshot({ path: join(SHOTS, viewport ? 'builtin-notice-phone.png' : 'builtin-notice.png') });
+      // The slot a real model serves: the notice goes; back on a built-in slot it returns, naming that slot.
+      await page.locator('#model').selectOption('lattice:code');
+      await notice.waitFor({ state: 'hidden' });
+      await page.locator('#model').selectOption('lattice:reasoning');
+      await notice.waitFor({ state: 'visible' });
+      assert.match(await notice.innerText(), /LATTICE_CHAT_MODELS=\{"lattice:reasoning": "model-id"\}/);
+      assert.deepEqual(problems, []);
+      await context.close();
+    }
+  } finally {
+    await mixed.close();
+  }
+  // Every slot on the built-in model (no configuration): the notice says every model is.
+  const plain = await startChat();
+  try {
+    const user = await plain.newUser();
+    const { page, context, problems } = await openPage(browser);
+    await page.goto(`${plain.url}/`);
+    await page.getByLabel('Email').fill(user.email);
+    await page.getByLabel('Password').fill(user.password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.locator('#composer').waitFor();
+    assert.match(await page.locator('#builtin-notice').innerText(), /Every model here is served by the built-in smoke-test model/);
+    assert.deepEqual(problems, []);
+    await context.close();
+  } finally {
+    await plain.close();
+  }
 });

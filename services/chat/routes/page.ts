@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { Type } from 'typebox';
 import type { ServiceApp } from '../../../platform/http/app.ts';
 import { html, sendPage, serveAssets, type Assets, type SafeHtml } from '../../../platform/http/pages.ts';
+import { BUILTIN_MODEL_ID } from '../../../engines/language/config.ts';
 import { CATALOG, DEFAULT_SLOT_ID, findSlot, type CatalogSlot } from '../catalog.ts';
 import { remaining, type Remaining } from '../limits.ts';
 import type { Conversation, Message } from '../store.ts';
@@ -26,11 +27,25 @@ export function slotSummary(s: CatalogSlot): string {
   return `${tokens(s.contextWindow)} context · up to ${tokens(s.maxOutput)} out · ${usd(s.inputCost)} in / ${usd(s.outputCost)} out per 1M tokens`;
 }
 
-function picker(selected: string): SafeHtml {
+function picker(deps: ChatDeps, selected: string): SafeHtml {
   return html`<select id="model" name="model">
 ${CATALOG.map(
-  (s) => html`<option value="${s.id}"${s.id === selected ? html` selected` : ''} data-summary="${slotSummary(s)}" data-description="${s.description}" data-pro="${s.pro ? 'yes' : 'no'}" data-name="${s.name}">${s.name}${s.pro ? ' (pro)' : ''} · ${tokens(s.contextWindow)} · ${usd(s.inputCost)}/${usd(s.outputCost)}</option>\n`,
+  (s) => html`<option value="${s.id}"${s.id === selected ? html` selected` : ''} data-summary="${slotSummary(s)}" data-description="${s.description}" data-pro="${s.pro ? 'yes' : 'no'}" data-name="${s.name}" data-builtin="${deps.models.servedByBuiltin(s) ? 'yes' : 'no'}">${s.name}${s.pro ? ' (pro)' : ''} · ${tokens(s.contextWindow)} · ${usd(s.inputCost)}/${usd(s.outputCost)}</option>\n`,
 )}</select>`;
+}
+
+/**
+ * Shown while the picked slot is answered by the built-in smoke-test model (chat.js follows the
+ * picker), so that its nonsense replies are not taken for the product: it names how an operator
+ * configures a real model, and is hidden for a slot a real model serves.
+ */
+function builtinNotice(deps: ChatDeps, slot: CatalogSlot): SafeHtml {
+  const all = CATALOG.every((s) => deps.models.servedByBuiltin(s));
+  return html`<div id="builtin-notice" class="builtin-notice" role="status"${deps.models.servedByBuiltin(slot) ? '' : html` hidden`}>
+<strong>Test model: replies are not real answers.</strong>
+<span>${all ? 'Every model here is' : 'This model is'} served by the built-in smoke-test model <code>${BUILTIN_MODEL_ID}</code>, which only shows that the chat works.
+To get real answers, the operator configures a real model in the JSON file that <code>LATTICE_MODELS</code> names — a GGUF file (<code>"provider": "local", "path": "/models/model.gguf"</code>) or an OpenAI-compatible upstream (<code>"provider": "openai", "base_url": "http://host:8080/v1"</code>) — maps this slot to it with <code>LATTICE_CHAT_MODELS={"<span id="builtin-slot">${slot.id}</span>": "model-id"}</code> and restarts the chat service.</span>
+</div>`;
 }
 
 function remainingLine(r: Remaining): SafeHtml {
@@ -97,10 +112,11 @@ ${data.conversations.length === 0 ? html`<p id="no-conversations" class="muted">
 </aside>
 <main class="chat">
 <header class="topbar">
-<div class="picker"><label for="model">Model</label>${picker(model)}</div>
+<div class="picker"><label for="model">Model</label>${picker(deps, model)}</div>
 <p id="model-info" class="model-info"><span id="model-summary">${slotSummary(slot)}</span>${slot.pro ? html` <span class="tag" id="model-pro">pro</span>` : ''}</p>
 ${remainingLine(data.usage)}
 </header>
+${builtinNotice(deps, slot)}
 <section id="messages" class="messages" aria-live="polite">
 ${data.messages.length === 0 ? html`<p id="empty" class="empty muted">${data.open ? 'No messages yet.' : 'Start a new chat: pick a model and send a message.'}</p>` : ''}
 ${data.messages.map(messageView)}

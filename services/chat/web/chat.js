@@ -84,6 +84,9 @@
       $('model-info').append(' ', pro);
     } else if (option.dataset.pro !== 'yes' && pro) pro.remove();
     $('model-info').title = option.dataset.description;
+    // The built-in smoke-test model's notice follows the picked slot.
+    $('builtin-notice').hidden = option.dataset.builtin !== 'yes';
+    $('builtin-slot').textContent = option.value;
   }
   describeModel();
   picker.addEventListener('change', async () => {

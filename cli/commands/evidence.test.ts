@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -108,6 +108,57 @@ describe('lattice evidence', { skip: process.env.DATABASE_URL ? 'runs on the emb
     assert.equal(r.status, 0, r.stderr);
     assert.equal(r.out.valid, true);
     assert.equal(r.out.checks.hash.reason, undefined, 'content compared');
+  });
+
+  test('without --keys or --data-dir, verify is a usage error naming where keys come from, and creates no store', () => {
+    const cwd = mkdtempSync(join(tmpdir(), 'evidence-cwd-'));
+    try {
+      const bundle = file('plain.json', JSON.stringify(newBundle));
+      const r = spawnSync(process.execPath, [bin, 'evidence', 'verify', bundle], { cwd, encoding: 'utf8', env: { ...process.env, DATABASE_URL: '', LATTICE_FROM_SOURCES: '1' } });
+      assert.equal(r.status, 2, r.stdout + r.stderr);
+      assert.match(r.stderr, /--keys FILE/);
+      assert.match(r.stderr, /--data-dir/);
+      assert.match(r.stderr, /\/api\/v2\/evidence\/keys/);
+      assert.doesNotMatch(r.stdout + r.stderr, /valid: false|invalid/);
+      assert.equal(existsSync(join(cwd, 'data')), false, 'no store was created');
+      const j = spawnSync(process.execPath, [bin, 'evidence', 'verify', bundle, '--json'], { cwd, encoding: 'utf8', env: { ...process.env, DATABASE_URL: '', LATTICE_FROM_SOURCES: '1' } });
+      assert.equal(j.status, 2);
+      assert.equal(JSON.parse(j.stdout.trim()).error.code, 'lattice.usage');
+      // A --data-dir with no store in it is refused the same way, and left without one.
+      const empty = join(cwd, 'nothing');
+      const d = spawnSync(process.execPath, [bin, 'evidence', 'verify', bundle, '--data-dir', empty, '--json'], { cwd, encoding: 'utf8', env: { ...process.env, DATABASE_URL: '', LATTICE_FROM_SOURCES: '1' } });
+      assert.equal(d.status, 2, d.stdout + d.stderr);
+      assert.match(JSON.parse(d.stdout.trim()).error.message, /no Lattice store/);
+      assert.equal(existsSync(empty), false);
+    } finally {
+      rmSync(cwd, { recursive: true, force: true });
+    }
+  });
+
+  test('a signing key missing from the keys given is reported not checked, never invalid', () => {
+    const others = file('other-keys.json', JSON.stringify({ keys: [{ ...JSON.parse(readFileSync(keysFile, 'utf8')).keys[0], key_id: 'core-mldsa65-000000000000' }] }));
+    const r = lattice(['evidence', 'verify', file('unchecked.json', JSON.stringify(newBundle)), '--keys', others, '--json']);
+    assert.equal(r.status, 3, r.stderr);
+    assert.equal(r.out.valid, null);
+    assert.equal(r.out.checks.signature.verdict, 'not_checked');
+    assert.match(r.out.checks.signature.reason, /evidence\/keys/);
+    assert.equal(r.out.checks.timestamp.verdict, 'valid');
+    // A check that did fail still makes the bundle invalid.
+    const tampered = structuredClone(newBundle);
+    (tampered as { created_at: string }).created_at = 'yesterday';
+    const t = lattice(['evidence', 'verify', file('unchecked-bad.json', JSON.stringify(tampered)), '--keys', others, '--json']);
+    assert.equal(t.status, 1);
+    assert.equal(t.out.valid, false);
+  });
+
+  test('keys without --service lists every service\'s keys; --rotate needs --service', () => {
+    const all = lattice(['evidence', 'keys', '--data-dir', dataDir, '--json']);
+    assert.equal(all.status, 0, all.stderr);
+    assert.ok(all.out.keys.length >= 2);
+    assert.ok(all.out.keys.every((k: { key_id: string }) => k.key_id.startsWith('core-')));
+    const rotate = lattice(['evidence', 'keys', '--rotate', '--data-dir', dataDir, '--json']);
+    assert.equal(rotate.status, 2);
+    assert.match(rotate.out.error.message, /--rotate needs --service/);
   });
 
   test('a file that is no bundle is invalid with a format check', () => {

@@ -76,7 +76,8 @@ export function registerSupplierC(app: ServiceApp, deps: Deps): void {
     const obj = await getObject(deps.ctx.db, who(req).accountId, req.params.bucket, key);
     if (!obj) throw supplierError('NOT_FOUND', `No object ${key} in bucket ${req.params.bucket}`, { supplier: S, bucket: req.params.bucket, key });
     reply.type(obj.contentType).header('etag', `"${obj.sha3}"`).header('last-modified', obj.createdAt.toUTCString());
-    return reply.send(obj.body);
+    // The document's bytes as stored (no response schema applies to them).
+    return reply.send(obj.body as never);
   });
 
   app.delete('/api/v1/supplier_c/jobs/:task_id', { preValidation: deps.auth, schema: { tags, summary: 'Cancel a queued task', security, params: TaskIdParam, response: { 200: StatusC, ...errors } } }, async (req) => {

@@ -55,6 +55,10 @@ export async function build(ctx: ServiceContext, options: GatewayBuildOptions): 
     },
   });
   app.addSchema(GatewayError);
+  // Every body here is JSON (spec: every request carries Content-Type: application/json). Without
+  // Fastify's text/plain parser a text/plain body is 415 `Content-Type must be application/json`
+  // like any other type, instead of a string that failed validation as a 400.
+  app.removeContentTypeParser('text/plain');
   if (catalog.unpriced.length) {
     app.log.warn(`llm-gateway: models without "pricing" are not served: ${catalog.unpriced.join(', ')}`);
   }

@@ -149,6 +149,13 @@ test('requests rejected before the model layer answer the spec messages and carr
   assert.equal(broken.status, 400);
   assert.equal(broken.body.error.type, 'invalid_request_error');
   assert.match(broken.body.error.message, /Malformed JSON/);
+  // A body that is not declared JSON is the documented 415, also when it holds valid JSON.
+  for (const type of ['text/plain', 'text/plain; charset=utf-8', 'application/x-www-form-urlencoded']) {
+    const res = await call(`${gw.url}/api/v1/chat/completions`, { rawBody: JSON.stringify(hello), headers: { authorization: `Bearer ${ws.key}`, 'content-type': type } });
+    assert.equal(res.status, 415, type);
+    assert.deepEqual(res.body, { error: { message: 'Content-Type must be application/json', type: 'invalid_request_error' } });
+    assert.equal(res.headers.get('x-service-request-id'), null);
+  }
   const huge = await chat(ws.key, { ...hello, messages: [{ role: 'user', content: 'x'.repeat(5 * 1024 * 1024) }] });
   assert.equal(huge.status, 400);
   assert.deepEqual(huge.body, { error: { message: 'Request body is too large', type: 'invalid_request_error' } });

@@ -58,12 +58,20 @@ export async function build(ctx: ServiceContext, options: { prefix: string }): P
   });
 
   const invalidKey = () => new ApiError(401, 'invalid_api_key', 'Invalid or inactive API key');
+  const xApiKey = requireKey({ db: ctx.db, service: 'licensing', header: 'x-api-key', unauthorized: invalidKey });
   const deps: LicensingDeps = {
     ctx,
     keys,
     artifactValidator,
     bearerAuth: requireKey({ db: ctx.db, service: 'licensing', header: 'bearer', unauthorized: invalidKey }),
-    apiKeyAuth: requireKey({ db: ctx.db, service: 'licensing', header: 'x-api-key', unauthorized: invalidKey }),
+    // Variant A and the KMS take Authorization: Bearer, variant B does not: a client that sends
+    // its key there is told where it goes instead of getting a bare 401.
+    apiKeyAuth: async (req) => {
+      if (req.headers['x-api-key'] === undefined && req.headers.authorization !== undefined) {
+        throw new ApiError(401, 'invalid_api_key', 'Invalid or inactive API key: variant B takes the key in the X-API-Key header (X-API-Key: lic_...), not in Authorization: Bearer');
+      }
+      await xApiKey(req);
+    },
     serviceTokenAuth: requireKey({
       db: ctx.db,
       service: 'licensing',

@@ -138,13 +138,18 @@ describe('authentication', () => {
       ['revoked', { 'x-api-key': revoked.key }],
       ['expired', { 'x-api-key': expired.key }],
       ['service token', { 'x-api-key': token.key }],
-      ['bearer instead of X-API-Key', { authorization: `Bearer ${valid.key}` }],
     ];
     for (const [method, path, body] of routes) {
       for (const [name, headers] of cases) {
         const res = await call(`${b.svc.url}${path}`, { method, body, headers });
         assert.equal(res.status, 401, `${name} ${method} ${path}`);
         assert.deepEqual(res.body, { detail: 'Invalid or inactive API key' });
+      }
+      // A valid key sent as Bearer (variant A's header) is refused saying where B takes it.
+      for (const auth of [`Bearer ${valid.key}`, 'Bearer lic_00000000000000000000000000000000']) {
+        const res = await call(`${b.svc.url}${path}`, { method, body, headers: { authorization: auth } });
+        assert.equal(res.status, 401, `bearer ${method} ${path}`);
+        assert.deepEqual(res.body, { detail: 'Invalid or inactive API key: variant B takes the key in the X-API-Key header (X-API-Key: lic_...), not in Authorization: Bearer' });
       }
     }
   });

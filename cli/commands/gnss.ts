@@ -43,15 +43,19 @@ export function register(program: Command, write: (text: string) => void = (text
 
   gnss
     .command('solve')
-    .description('single-point positions with RAIM for every epoch of a RINEX observation file')
-    .requiredOption('--obs <file>', 'RINEX 2.x/3.x observation file')
-    .requiredOption('--nav <file>', 'RINEX navigation file (broadcast ephemeris)')
+    .description('positions with RAIM for every epoch of a RINEX observation file: carrier-smoothed Kalman filter (default) or single-point')
+    .requiredOption('--obs <file>', 'RINEX 2.x/3.x/4.x observation file')
+    .requiredOption('--nav <file>', 'RINEX navigation file (broadcast ephemeris; 2.x, mixed 3.x or 4.x)')
     .option('--elevation-mask <deg>', 'elevation mask in degrees', '10')
+    .option('--solver <kalman|spp>', 'kalman: smoothed pseudoranges through the position-velocity-clock filter; spp: each epoch on its own', 'kalman')
+    .option('--dynamics <static|moving>', 'motion model of the Kalman filter: static for a fixed antenna, moving otherwise', 'moving')
     .option('--json', 'print one JSON object {epochs, summary}')
-    .action(async (opts: { obs: string; nav: string; elevationMask: string; json?: boolean }) => {
+    .action(async (opts: { obs: string; nav: string; elevationMask: string; solver: string; dynamics: string; json?: boolean }) => {
       const { parseObs, parseNav, solveFile, time } = await loadEngine();
       const mask = Number(opts.elevationMask);
       if (!Number.isFinite(mask) || mask < 0 || mask >= 90) throw new Error(`--elevation-mask must be a number of degrees in [0, 90), got "${opts.elevationMask}"`);
+      if (opts.solver !== 'kalman' && opts.solver !== 'spp') throw new Error(`--solver must be kalman or spp, got "${opts.solver}"`);
+      if (opts.dynamics !== 'static' && opts.dynamics !== 'moving') throw new Error(`--dynamics must be static or moving, got "${opts.dynamics}"`);
       const obs = parseObs(readText(opts.obs));
       const nav = parseNav(readText(opts.nav));
       const mismatch = navMismatch(
@@ -60,7 +64,7 @@ export function register(program: Command, write: (text: string) => void = (text
         time.gpsToIso,
       );
       if (mismatch) throw new Error(`${opts.nav} ${mismatch}`);
-      const result = solveFile(obs, nav, { elevationMaskDeg: mask });
+      const result = solveFile(obs, nav, { elevationMaskDeg: mask }, {}, { mode: opts.solver, dynamics: opts.dynamics });
       if (opts.json) {
         write(`${JSON.stringify(result)}\n`);
         return;
@@ -72,14 +76,15 @@ export function register(program: Command, write: (text: string) => void = (text
         }
         const raim = e.raim.fault_detected ? `  RAIM fault, excluded ${e.raim.excluded.join(',') || 'none'}` : '';
         write(
-          `${e.time}  ${e.latitude.toFixed(8)} ${e.longitude.toFixed(8)} ${e.altitude.toFixed(2)} m  sats ${e.satellites_used}  PDOP ${e.pdop.toFixed(2)}  rms ${e.residual_rms_m.toFixed(2)} m${raim}\n`,
+          `${e.time}  ${e.latitude.toFixed(8)} ${e.longitude.toFixed(8)} ${e.altitude.toFixed(2)} m  sats ${e.satellites_used}  PDOP ${e.pdop === null ? '-' : e.pdop.toFixed(2)}  rms ${e.residual_rms_m.toFixed(2)} m${raim}\n`,
         );
       }
       const s = result.summary;
+      const solver = s.positioning.mode === 'kalman' ? `Kalman filter, ${s.positioning.dynamics} receiver` : 'single-point';
       write(
         `${s.marker}: ${s.fixes}/${s.epochs} epochs fixed` +
           (s.horizontal_rms_m !== undefined ? `, horizontal RMS ${s.horizontal_rms_m} m, vertical RMS ${s.vertical_rms_m} m against the header position` : '') +
-          `, ${s.faults_detected} RAIM faults\n`,
+          `, ${s.faults_detected} RAIM faults; ${solver}\n`,
       );
     });
 

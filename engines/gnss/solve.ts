@@ -1,12 +1,13 @@
-// Solves a whole RINEX observation file epoch by epoch (SPP + RAIM) and measures it against the header's surveyed position.
-import type { Constellation } from './constants.ts';
+// Solves a whole RINEX observation file (RAIM on each epoch, then the Kalman filter or single-point) and measures it against the header's surveyed position.
+import { constellationOf, type Constellation } from './constants.ts';
 import { EphemerisStore } from './ephemeris/select.ts';
 import type { NavData } from './ephemeris/types.ts';
 import { ecefToEnu, ecefToGeodetic, sub } from './geodesy.ts';
 import { prepareEpoch } from './measurements.ts';
+import { FilteredPositioning, type PositioningOptions } from './positioning.ts';
 import { solveWithRaim, type RaimOptions } from './raim.ts';
 import type { ObsFile } from './rinex/obs.ts';
-import type { SppOptions } from './spp.ts';
+import type { SppFix, SppOptions } from './spp.ts';
 import { gpsToIso } from './time.ts';
 
 const DEG = 180 / Math.PI;
@@ -20,14 +21,17 @@ export type EpochReport =
       longitude: number;
       altitude: number;
       clock_bias_m: number;
-      pdop: number;
-      hdop: number;
-      vdop: number;
+      /** Null on an epoch the filter solved with too few satellites for a single-point geometry. */
+      pdop: number | null;
+      hdop: number | null;
+      vdop: number | null;
       satellites_used: number;
       residual_rms_m: number;
       horizontal_accuracy_m: number;
       vertical_accuracy_m: number;
       raim: RaimReport;
+      /** Set on the epoch the Kalman filter started or restarted from the single-point fix, with why. */
+      filter_initialised?: string;
     }
   | { time: string; fix: false; reason: string; satellites_used: number; raim: RaimReport };
 
@@ -47,6 +51,10 @@ export interface SolveSummary {
   exclusions: number;
   mean_satellites_used: number;
   constellations: Constellation[];
+  /** The solver: `kalman` with its motion model (`static` or `moving`), or `spp`. */
+  positioning: { mode: 'kalman' | 'spp'; dynamics?: 'static' | 'moving'; smoothing?: boolean };
+  /** Kalman filter restarts after the cold start (measurements inconsistent with the filter). */
+  filter_restarts?: number;
   /** Errors against the header's APPROX POSITION XYZ (the surveyed marker), when the header gives it. */
   reference?: { latitude: number; longitude: number; altitude: number };
   horizontal_rms_m?: number;
@@ -60,14 +68,22 @@ export interface SolveFileResult {
 }
 
 /**
- * Solves every epoch of an observation file with the ephemerides of a navigation file.
+ * Solves every epoch of an observation file with the ephemerides of a navigation file. By
+ * default the carrier-smoothed pseudoranges go through the Kalman filter with the `moving`
+ * model (safe for any receiver; a fixed antenna says `dynamics: 'static'`); `mode: 'spp'`
+ * solves each epoch on its own. RAIM runs on each epoch's raw pseudoranges either way, and the
+ * satellites it excludes are left out of the filter in the same epoch.
  *
  * @example
- * const result = solveFile(parseObs(obsText), parseNav(navText));
+ * const result = solveFile(parseObs(obsText), parseNav(navText), {}, {}, { mode: 'kalman', dynamics: 'static' });
  * console.log(result.summary.horizontal_rms_m);
  */
-export function solveFile(obs: ObsFile, nav: NavData, spp: SppOptions = {}, raim: RaimOptions = {}): SolveFileResult {
+export function solveFile(obs: ObsFile, nav: NavData, spp: SppOptions = {}, raim: RaimOptions = {}, positioning: PositioningOptions = {}): SolveFileResult {
+  const mode = positioning.mode ?? 'kalman';
+  const dynamics = positioning.dynamics ?? 'moving';
   const store = new EphemerisStore(nav.ephemerides);
+  const filtered =
+    mode === 'kalman' ? new FilteredPositioning({ ...positioning, dynamics, iono: nav.iono, elevationMaskDeg: spp.elevationMaskDeg ?? positioning.elevationMaskDeg }) : undefined;
   const truth = obs.header.approxPosition;
   const truthGeo = truth ? ecefToGeodetic(truth) : undefined;
   const epochs: EpochReport[] = [];
@@ -90,36 +106,51 @@ export function solveFile(obs: ObsFile, nav: NavData, spp: SppOptions = {}, raim
     if (r.faultDetected) faults++;
     exclusions += r.excluded.length;
     const s = r.solution;
-    if (!s.fix) {
-      epochs.push({ time: gpsToIso(ep.time), fix: false, reason: s.reason, satellites_used: 0, raim: raimReport });
+    const kf = filtered?.step(ep, store, measurements, r).fix;
+    if (!s.fix && !kf) {
+      epochs.push({ time: gpsToIso(ep.time), fix: false, reason: s.fix ? 'no fix' : s.reason, satellites_used: 0, raim: raimReport });
       continue;
     }
-    for (const res of s.residuals) constellations.add(res.constellation);
-    sats += s.residuals.length;
+    // The reported position: the filter's when it runs, else the epoch's own least squares.
+    const position = kf ? kf.position : (s as SppFix).position;
+    const geodetic = kf ? kf.geodetic : (s as SppFix).geodetic;
+    const sigma = kf ? kf.sigmaEnu : (s as SppFix).sigmaEnu;
+    const clockBias = kf ? kf.clockBias : (s as SppFix).clockBias;
+    const residuals = kf ? kf.residuals.filter((x) => kf.used.includes(x.sat)) : (s as SppFix).residuals;
+    const used = kf ? kf.used : (s as SppFix).residuals.map((x) => x.sat);
+    for (const sat of used) {
+      const c = constellationOf(sat);
+      if (c) constellations.add(c);
+    }
+    sats += used.length;
     if (truth && truthGeo) {
-      const e = ecefToEnu(sub(s.position, truth), truthGeo);
+      const e = ecefToEnu(sub(position, truth), truthGeo);
       const h = e[0] * e[0] + e[1] * e[1];
       h2 += h;
       v2 += e[2] * e[2];
       hMax = Math.max(hMax, Math.sqrt(h));
     }
-    const clock = s.clockBias.GPS ?? Object.values(s.clockBias)[0] ?? 0;
-    epochs.push({
+    const clock = clockBias.GPS ?? Object.values(clockBias)[0] ?? 0;
+    const dop = s.fix ? s.dop : undefined;
+    const report: EpochReport = {
       time: gpsToIso(ep.time),
       fix: true,
-      latitude: round(s.geodetic.lat * DEG, 9),
-      longitude: round(s.geodetic.lon * DEG, 9),
-      altitude: round(s.geodetic.height, 3),
+      latitude: round(geodetic.lat * DEG, 9),
+      longitude: round(geodetic.lon * DEG, 9),
+      altitude: round(geodetic.height, 3),
       clock_bias_m: round(clock, 3),
-      pdop: round(s.dop.pdop, 3),
-      hdop: round(s.dop.hdop, 3),
-      vdop: round(s.dop.vdop, 3),
-      satellites_used: s.residuals.length,
-      residual_rms_m: round(Math.sqrt(s.residuals.reduce((a, x) => a + x.residual * x.residual, 0) / s.residuals.length), 3),
-      horizontal_accuracy_m: round(Math.hypot(s.sigmaEnu[0], s.sigmaEnu[1]), 3),
-      vertical_accuracy_m: round(s.sigmaEnu[2], 3),
+      // Geometry of this epoch's satellites, from its single-point solution.
+      pdop: dop ? round(dop.pdop, 3) : null,
+      hdop: dop ? round(dop.hdop, 3) : null,
+      vdop: dop ? round(dop.vdop, 3) : null,
+      satellites_used: used.length,
+      residual_rms_m: residuals.length ? round(Math.sqrt(residuals.reduce((a, x) => a + x.residual * x.residual, 0) / residuals.length), 3) : 0,
+      horizontal_accuracy_m: round(Math.hypot(sigma[0], sigma[1]), 3),
+      vertical_accuracy_m: round(sigma[2], 3),
       raim: raimReport,
-    });
+    };
+    if (kf?.initialised) report.filter_initialised = kf.initialised;
+    epochs.push(report);
   }
   const fixes = epochs.filter((e) => e.fix).length;
   const summary: SolveSummary = {
@@ -131,7 +162,9 @@ export function solveFile(obs: ObsFile, nav: NavData, spp: SppOptions = {}, raim
     exclusions,
     mean_satellites_used: fixes ? round(sats / fixes, 2) : 0,
     constellations: [...constellations].sort(),
+    positioning: mode === 'kalman' ? { mode, dynamics, smoothing: positioning.smoothing !== false } : { mode },
   };
+  if (filtered) summary.filter_restarts = filtered.filter.restarts;
   if (truthGeo && fixes) {
     summary.reference = { latitude: round(truthGeo.lat * DEG, 9), longitude: round(truthGeo.lon * DEG, 9), altitude: round(truthGeo.height, 3) };
     summary.horizontal_rms_m = round(Math.sqrt(h2 / fixes), 3);

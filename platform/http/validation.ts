@@ -108,17 +108,21 @@ export function unexpectedBodyField(method: string, schema: FastifySchema | unde
   return Object.keys(body)[0] ?? null;
 }
 
-/** Edit distance of two short names, to suggest the field an unknown one was meant as. */
+/**
+ * Edit distance of two short names (insertions, deletions, substitutions and swaps of two
+ * neighbours, the usual typing slips), to suggest the field an unknown one was meant as.
+ */
 function distance(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  const d = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
   for (let i = 1; i <= a.length; i++) {
-    const row = [i];
     for (let j = 1; j <= b.length; j++) {
-      row[j] = Math.min(previous[j]! + 1, row[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      let best = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) best = Math.min(best, d[i - 2]![j - 2]! + 1);
+      d[i]![j] = best;
     }
-    previous = row;
   }
-  return previous[b.length]!;
+  return d[a.length]![b.length]!;
 }
 
 /** "body.options.seed is not a known field; known fields: seed_simulator, memory" (with a guess when one is close). */

@@ -5,6 +5,22 @@
  * offline verifier package (packages/license-verifier in the repository) for signed artifacts.
  */
 export const SDK_LANGUAGES = ['python', 'nodejs', 'java', 'csharp'] as const;
+
+/** The tarball `npm pack` writes for packages/license-verifier (its name and version; a test keeps them in step). */
+export const VERIFIER_TARBALL = 'lattice-license-verifier-0.1.0.tgz';
+
+/**
+ * The verifier's install, as its README gives it: `npm pack` runs the package's build (prepack)
+ * and packs dist/; installing the tarball brings its two dependencies. (Installing the
+ * directory itself would link the TypeScript sources without dist/, and the import would fail.)
+ */
+export const VERIFIER_INSTALL = [
+  '# This API: Node.js 20+ (fetch is built in), no package needed.',
+  '# Offline verification of signed license artifacts: pack the verifier in a Lattice checkout (builds dist/), then install the tarball in your application.',
+  'cd <lattice>/packages/license-verifier && npm pack',
+  `cd <your-app> && npm install <lattice>/packages/license-verifier/${VERIFIER_TARBALL}`,
+  '# Its dependencies, @noble/post-quantum and canonicalize, install with it.',
+].join('\n');
 export type SdkLanguage = (typeof SDK_LANGUAGES)[number];
 
 export interface SdkInfo {
@@ -38,9 +54,7 @@ print(check["valid"], check.get("days_remaining"))`,
     case 'nodejs':
       return {
         language,
-        installation:
-          'Node.js 20+ (fetch is built in) for this API. For offline verification of signed license artifacts, install the ' +
-          'verifier from a Lattice checkout: npm install <lattice>/packages/license-verifier @noble/post-quantum canonicalize',
+        installation: VERIFIER_INSTALL,
         import: "import { OfflineVerifier } from '@lattice/license-verifier';",
         example: `const API = '${apiUrl}';
 const headers = { Authorization: 'Bearer <API_KEY>', 'Content-Type': 'application/json' };

@@ -17,6 +17,8 @@ import { signalPowerCheck, type SignalPowerResult } from './spoofing/signal-powe
 import type { CheckResult } from './spoofing/types.ts';
 import type { SppFix } from './spp.ts';
 import { solveVelocity, type VelocityFix } from './velocity.ts';
+import type { Dynamics, KalmanFix } from './kalman.ts';
+import { FilteredPositioning, type PositioningMode } from './positioning.ts';
 
 export interface EngineOptions {
   nav: NavData;
@@ -25,6 +27,14 @@ export interface EngineOptions {
   anomalyModel?: AnomalyModel;
   /** AGC level of the clean receiver, percent (from calibration), for the signal power check. */
   agcBaselinePercent?: number;
+  /**
+   * The reported position: `kalman` (default), the carrier-smoothed Kalman filter fed with what
+   * RAIM kept, or `spp`, each epoch's own least squares. RAIM and the spoofing checks run on the
+   * epoch's own solution either way, so a fault or a spoofer is seen in the epoch it appears.
+   */
+  positioning?: PositioningMode;
+  /** Motion model of the Kalman filter (default `moving`, right for any receiver; `static` for a fixed antenna). */
+  dynamics?: Dynamics;
 }
 
 export interface HoldoverPeriod {
@@ -38,6 +48,8 @@ export interface HoldoverPeriod {
 export interface EpochAssessment {
   time: number;
   fix: SppFix | undefined;
+  /** The Kalman filter's solution of this epoch (positioning `kalman`), present whenever `fix` is. */
+  filtered?: KalmanFix;
   noFixReason?: string;
   raim: RaimResult;
   velocity?: VelocityFix;
@@ -69,6 +81,7 @@ export class GnssEngine {
   private nav: NavData;
   private prev?: EpochMemory;
   private readonly options: EngineOptions;
+  private readonly positioning?: FilteredPositioning;
   lastAssessment?: EpochAssessment;
   holdoverSince?: number;
   /** The last holdover period, ended but not yet judged against a clock measurement. */
@@ -83,11 +96,20 @@ export class GnssEngine {
     this.nav = options.nav;
     this.store = new EphemerisStore(options.nav.ephemerides);
     this.clock = new ClockFilter(options.oscillator ?? 'OCXO');
+    if ((options.positioning ?? 'kalman') === 'kalman') {
+      this.positioning = new FilteredPositioning({
+        dynamics: options.dynamics ?? 'moving',
+        oscillator: options.oscillator ?? 'OCXO',
+        elevationMaskDeg: options.elevationMaskDeg ?? 10,
+        iono: options.nav.iono,
+      });
+    }
   }
 
   /** Replaces the broadcast ephemerides (new navigation data decoded). */
   setNav(nav: NavData): void {
     this.nav = nav;
+    if (this.positioning) this.positioning.filter.iono = nav.iono;
     this.store = new EphemerisStore(nav.ephemerides);
   }
 
@@ -96,6 +118,10 @@ export class GnssEngine {
     const spp = { iono: this.nav.iono, elevationMaskDeg: this.options.elevationMaskDeg ?? 10 };
     const raim = solveWithRaim(obs.time, measurements, spp);
     const fix = raim.solution.fix ? raim.solution : undefined;
+    // The filter sees every epoch (its smoothing needs the carrier continuity); its position is
+    // reported only on epochs with a checked single-point fix.
+    const stepped = this.positioning?.step(obs, this.store, measurements, raim);
+    const filtered = fix ? stepped?.fix : undefined;
     const meas = new Map(measurements.map((m) => [m.sat, m]));
     const elevation = new Map((fix?.residuals ?? []).map((r) => [r.sat, r.el]));
     const signalPower = signalPowerCheck(
@@ -172,6 +198,7 @@ export class GnssEngine {
     const assessment: EpochAssessment = {
       time: obs.time,
       fix,
+      filtered,
       noFixReason: raim.solution.fix ? undefined : withMissing(raim.solution.reason, missing),
       raim,
       velocity,

@@ -80,7 +80,8 @@ export class PositionFilter {
   private readonly q: number;
   private readonly oscillator: OscillatorClass;
   private readonly mask: number;
-  private readonly iono?: IonoCoefficients;
+  /** Broadcast Klobuchar coefficients (replaced when new navigation data arrives). */
+  iono?: IonoCoefficients;
   private readonly gate: number;
   private x: number[] = [];
   private p: Mat = [];

@@ -8,14 +8,16 @@ import { gpsMinusUtcAtGps, gpsToIso, gpsToTaiIso, gpsWeekTow } from './time.ts';
 const DEG = 180 / Math.PI;
 const r = (v: number, d = 3) => Math.round(v * 10 ** d) / 10 ** d;
 
-/** Position object: every field from the epoch's solution (null heading when static). */
+/** Position object: from the Kalman filter when it runs, else the epoch's solution (null heading when static). */
 export function positionReport(a: EpochAssessment) {
   if (!a.fix) return null;
-  const [se, sn, su] = a.fix.sigmaEnu;
+  // The Kalman filter's position and covariance when it runs, else the epoch's own solution.
+  const sol = a.filtered ?? a.fix;
+  const [se, sn, su] = sol.sigmaEnu;
   return {
-    latitude: r(a.fix.geodetic.lat * DEG, 9),
-    longitude: r(a.fix.geodetic.lon * DEG, 9),
-    altitude: r(a.fix.geodetic.height),
+    latitude: r(sol.geodetic.lat * DEG, 9),
+    longitude: r(sol.geodetic.lon * DEG, 9),
+    altitude: r(sol.geodetic.height),
     accuracy_m: r(Math.hypot(se, sn, su)),
     horizontal_accuracy_m: r(Math.hypot(se, sn)),
     vertical_accuracy_m: r(su),

@@ -68,7 +68,9 @@ export class NavReceiver {
     private readonly options: ReceiverOptions,
     private readonly log: (msg: string) => void,
   ) {
-    this.engineOptions = { nav: { ephemerides: [] }, oscillator: options.oscillator, agcBaselinePercent: 50 };
+    // Positions come from the carrier-smoothed Kalman filter; `moving` because a live source may
+    // be anywhere, and a static model on a moving antenna would lag it (`spp` is the per-epoch option).
+    this.engineOptions = { nav: { ephemerides: [] }, oscillator: options.oscillator, agcBaselinePercent: 50, positioning: 'kalman', dynamics: 'moving' };
   }
 
   start(): void {

@@ -1,7 +1,8 @@
 /**
  * Reads a chat completions body: only the spec's six fields are kept (model, messages,
- * stream, temperature, top_p, max_tokens); everything else is dropped without an error
- * (spec, variant P rule 5). Wrong types and out-of-range values are a 400 naming the field.
+ * stream, temperature, top_p, max_tokens); OpenAI's other parameters, which the route's
+ * schema admits, are dropped without an error (spec, variant P rule 5). Wrong types and
+ * out-of-range values are a 400 naming the field.
  */
 import type { ChatMessage } from '../../engines/language/types.ts';
 import { errors } from './errors.ts';

@@ -1,9 +1,18 @@
 /** POST /api/v1/chat/completions — whole or streamed, paid from the workspace's credits. */
 import { Type } from 'typebox';
 import type { ServiceApp } from '../../../platform/http/app.ts';
+import { UNKNOWN_FIELD_MESSAGE } from '../../../platform/http/validation.ts';
 import { GatewayError } from '../errors.ts';
 import { readChatCall } from '../request.ts';
 import { TAG_API, bearerSecurity, identityOf, type GatewayDeps } from './context.ts';
+
+/** OpenAI chat completions parameters beyond the six: accepted, never passed to the model. */
+const OPENAI_DROPPED = [
+  'audio', 'frequency_penalty', 'function_call', 'functions', 'logit_bias', 'logprobs', 'max_completion_tokens', 'metadata',
+  'modalities', 'n', 'parallel_tool_calls', 'prediction', 'presence_penalty', 'prompt_cache_key', 'reasoning_effort',
+  'response_format', 'safety_identifier', 'seed', 'service_tier', 'stop', 'store', 'stream_options', 'tool_choice', 'tools',
+  'top_logprobs', 'user', 'verbosity', 'web_search_options',
+] as const;
 
 const Body = Type.Object(
   {
@@ -13,8 +22,16 @@ const Body = Type.Object(
     temperature: Type.Optional(Type.Unknown({ description: 'number 0 to 2; omitted: the model default' })),
     top_p: Type.Optional(Type.Unknown({ description: 'number 0 to 1; omitted: the model default' })),
     max_tokens: Type.Optional(Type.Unknown({ description: "positive integer; omitted: the model default (held at the model's output limit)" })),
+    // The rest of OpenAI's documented request parameters: clients built for it send them.
+    ...Object.fromEntries(OPENAI_DROPPED.map((name) => [name, Type.Optional(Type.Unknown({ description: 'OpenAI parameter: accepted and dropped' }))])),
   },
-  { description: 'Only these six fields reach the model; any other field is dropped without an error.', additionalProperties: true },
+  {
+    description:
+      'Only these six fields reach the model. The other parameters of the OpenAI chat completions API are accepted and dropped without an error ' +
+      '(spec rule 5); any other field is refused with 400 "Unrecognized request argument supplied: <field>", as OpenAI refuses it.',
+    additionalProperties: false,
+    [UNKNOWN_FIELD_MESSAGE]: 'Unrecognized request argument supplied: {field}',
+  },
 );
 
 const Completion = Type.Object({

@@ -12,6 +12,7 @@ import type { JobQueue } from './jobs/queue.ts';
 import { holdReadiness, nameService, readinessWatched, setPhase } from './observability/http.ts';
 import type { ServiceContext, ServiceDefinition } from './service.ts';
 import type { Migration } from './storage/migrate.ts';
+import type { EmbeddedDatabase } from './storage/database.ts';
 import { openStore, type Store } from './storage/store.ts';
 
 export function allMigrations(services: readonly ServiceDefinition[]): Migration[] {
@@ -85,8 +86,22 @@ export async function startLattice(
     migrations: allMigrations(definitions),
     serveSocket: true,
   });
+  // Under `lattice serve` the embedded store answers `lattice backup` through its socket.
+  const stopBackups =
+    store.mode === 'embedded'
+      ? await import('./storage/backup.ts').then((m) => m.serveBackups(store.db as EmbeddedDatabase, config.dataDir))
+      : async () => {};
   const queue = lazyJobQueue(store.db);
   const ctx: ServiceContext = { db: store.db, dataDir: config.dataDir, now: () => new Date(), queue: queue.get };
+  // Rows of ended limit windows are deleted by one process of the cluster.
+  const { startLeaderLoop } = await import('./cluster/loop.ts');
+  const { closeLimiter, pruneLimitWindows } = await import('./limits/windows.ts');
+  const limitPrune = await startLeaderLoop(store.db, 'limit-windows-prune', 10 * 60_000, () => pruneLimitWindows(store.db));
+  /** Gives back what the process holds of the cluster's shared budgets (limit slices). */
+  const releaseShared = async () => {
+    await limitPrune.stop();
+    await closeLimiter(store.db);
+  };
   const services: RunningService[] = [];
   let building: ServiceApp | null = null;
   try {
@@ -112,6 +127,8 @@ export async function startLattice(
     // The app that failed to listen has started its own resources (worker pools): close it too.
     await Promise.allSettled([...services.map((s) => s.app.close()), ...(building ? [building.close()] : [])]);
     await queue.stop();
+    await releaseShared();
+    await stopBackups();
     await store.close();
     throw err;
   }
@@ -129,6 +146,8 @@ export async function startLattice(
         await Promise.allSettled(services.map((s) => s.app.close()));
         // Running jobs get a moment to finish; a job cut off is retried after its expiry.
         await queue.stop();
+        await releaseShared();
+        await stopBackups();
         await store.close();
       })();
       return stopping;

@@ -21,6 +21,18 @@ export interface Calibration {
   readout_time_ns: number;
 }
 
+/**
+ * A device's list price, the one price list every quantum service reads (a service that adds
+ * a fee of its own says so in its README and its estimate). Simulators are free on the list.
+ *  - `per_qpu_minute`: QPU time (shots x (one shot's schedule + the repetition delay), see
+ *    pricing.ts) at `rate_per_minute`: the superconducting devices of supplier B.
+ *  - `per_shot`: `task_fee` per job plus `rate_per_shot` per shot: suppliers A and C.
+ */
+export type DevicePrice =
+  | { model: 'free'; currency: 'USD' }
+  | { model: 'per_qpu_minute'; rate_per_minute: number; rep_delay_us: number; currency: 'USD' }
+  | { model: 'per_shot'; rate_per_shot: number; task_fee: number; currency: 'USD' };
+
 export interface Backend {
   id: string;
   name: string;
@@ -34,6 +46,8 @@ export interface Backend {
   max_shots: number;
   max_circuits: number;
   simulation_methods: Array<'statevector' | 'density_matrix' | 'mps'>;
+  /** The list price of a run on it (pricing.ts computes a job's cost from it). */
+  price: DevicePrice;
 }
 
 function line(n: number): Array<[number, number]> {
@@ -73,21 +87,25 @@ const CAL_DATE = '2026-11-01T00:00:00Z';
  */
 const SIMULATOR_BASIS = ['u3', 'cx'];
 
+const FREE: DevicePrice = { model: 'free', currency: 'USD' };
+/** Supplier B's superconducting devices: $96 per QPU minute ($1.60 per QPU second), 250 us between shots. */
+const SUPPLIER_B_PRICE: DevicePrice = { model: 'per_qpu_minute', rate_per_minute: 96, rep_delay_us: 250, currency: 'USD' };
+
 const CATALOG: Backend[] = [
   {
     id: 'statevector_simulator', name: 'Statevector simulator', provider: 'lattice', type: 'simulator', qubits: 30,
     basis_gates: SIMULATOR_BASIS, coupling_map: null, calibration: null, max_shots: 1_000_000, max_circuits: 300,
-    simulation_methods: ['statevector'],
+    simulation_methods: ['statevector'], price: FREE,
   },
   {
     id: 'density_matrix_simulator', name: 'Density-matrix simulator', provider: 'lattice', type: 'simulator', qubits: 13,
     basis_gates: SIMULATOR_BASIS, coupling_map: null, calibration: null, max_shots: 1_000_000, max_circuits: 300,
-    simulation_methods: ['density_matrix'],
+    simulation_methods: ['density_matrix'], price: FREE,
   },
   {
     id: 'mps_simulator', name: 'Matrix product state simulator', provider: 'lattice', type: 'simulator', qubits: 1000,
     basis_gates: SIMULATOR_BASIS, coupling_map: null, calibration: null, max_shots: 1_000_000, max_circuits: 300,
-    simulation_methods: ['mps'],
+    simulation_methods: ['mps'], price: FREE,
   },
   {
     id: 'lattice_falcon_27', name: 'Falcon-class 27-qubit device (emulated)', provider: 'supplier_b_quantum', type: 'hardware',
@@ -96,7 +114,7 @@ const CATALOG: Backend[] = [
       last_updated: CAL_DATE, t1_us: 110, t2_us: 95, readout_error: 0.018, cx_error: 0.009, sq_error: 0.0003,
       gate_time_1q_ns: 35, gate_time_2q_ns: 420, readout_time_ns: 5000,
     },
-    max_shots: 100_000, max_circuits: 300, simulation_methods: ['statevector', 'density_matrix', 'mps'],
+    max_shots: 100_000, max_circuits: 300, simulation_methods: ['statevector', 'density_matrix', 'mps'], price: SUPPLIER_B_PRICE,
   },
   {
     id: 'lattice_grid_16', name: 'Superconducting 4x4 grid (emulated)', provider: 'supplier_c', type: 'hardware', qubits: 16,
@@ -106,6 +124,7 @@ const CATALOG: Backend[] = [
       gate_time_1q_ns: 25, gate_time_2q_ns: 60, readout_time_ns: 1500,
     },
     max_shots: 100_000, max_circuits: 100, simulation_methods: ['statevector', 'density_matrix', 'mps'],
+    price: { model: 'per_shot', rate_per_shot: 0.00035, task_fee: 0.3, currency: 'USD' },
   },
   {
     id: 'lattice_ion_11', name: 'Trapped-ion 11-qubit device (emulated)', provider: 'supplier_a_quantum', type: 'hardware',
@@ -115,6 +134,7 @@ const CATALOG: Backend[] = [
       gate_time_1q_ns: 10_000, gate_time_2q_ns: 200_000, readout_time_ns: 100_000,
     },
     max_shots: 10_000, max_circuits: 50, simulation_methods: ['statevector', 'density_matrix', 'mps'],
+    price: { model: 'per_shot', rate_per_shot: 0.03, task_fee: 0.3, currency: 'USD' },
   },
   {
     id: 'lattice_line_5', name: 'Small 5-qubit line device (emulated)', provider: 'supplier_b_quantum', type: 'hardware', qubits: 5,
@@ -123,7 +143,7 @@ const CATALOG: Backend[] = [
       last_updated: CAL_DATE, t1_us: 80, t2_us: 70, readout_error: 0.025, cx_error: 0.011, sq_error: 0.0004,
       gate_time_1q_ns: 35, gate_time_2q_ns: 350, readout_time_ns: 4000,
     },
-    max_shots: 100_000, max_circuits: 300, simulation_methods: ['statevector', 'density_matrix', 'mps'],
+    max_shots: 100_000, max_circuits: 300, simulation_methods: ['statevector', 'density_matrix', 'mps'], price: SUPPLIER_B_PRICE,
   },
 ];
 

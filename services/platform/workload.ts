@@ -97,7 +97,7 @@ export async function acceptWorkload(b: WorkloadBody, plan: PlatformPlan): Promi
         circuit: { qasm, source: b.qasm !== undefined ? 'inline' : 'artifact', artifact_uri: b.artifact_uri ?? null, backend: backend.id, shots, seed: b.seed ?? null },
       },
       backend,
-      price: circuitPrice(backend),
+      price: circuitPrice(backend, qasm, shots),
     };
   }
   for (const f of ['qasm', 'artifact_uri', 'backend', 'shots', 'seed'] as const) {

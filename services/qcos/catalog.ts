@@ -9,15 +9,16 @@ import type { ServiceContext } from '../../platform/service.ts';
 export type Pricing = { rate_per_minute: number; currency: 'USD' } | { rate_per_shot: number; task_fee: number; currency: 'USD' };
 
 /**
- * Each supplier's published list price for its class of device: per QPU minute for the
+ * The device's list price in interface 1's shapes, read from the catalog's one price list
+ * (`Backend.price`, the same every quantum service reads): per QPU minute for the
  * superconducting devices of supplier B, per shot plus a per-task fee for suppliers A and C.
- * Simulators cost no money on interface 1 (their time counts as simulation minutes).
+ * Simulators are free on the list (their time counts as simulation minutes of the plan).
  */
 export function pricingOf(b: Backend): Pricing {
-  if (b.type === 'simulator') return { rate_per_minute: 0, currency: 'USD' };
-  if (b.provider === 'supplier_a_quantum') return { rate_per_shot: 0.03, task_fee: 0.3, currency: 'USD' };
-  if (b.provider === 'supplier_c') return { rate_per_shot: 0.00035, task_fee: 0.3, currency: 'USD' };
-  return { rate_per_minute: 96, currency: 'USD' };
+  const p = b.price;
+  if (p.model === 'free') return { rate_per_minute: 0, currency: 'USD' };
+  if (p.model === 'per_shot') return { rate_per_shot: p.rate_per_shot, task_fee: p.task_fee, currency: 'USD' };
+  return { rate_per_minute: p.rate_per_minute, currency: 'USD' };
 }
 
 export function featuresOf(b: Backend): string[] {

@@ -50,6 +50,9 @@ export const JobOut = Type.Object(
       description: '1-based place in the backend queue while queued (null once it left the queue); in the submit answer, its place when it was queued: the queue length just after the insert.',
     }),
     error: Type.Union([Type.Object({ code: Type.String(), message: Type.String() }), Type.Null()]),
+    estimated_cost_usd: Type.Number({
+      description: 'US dollars: the device list price of the run (catalog price list, the circuit as submitted; 0 on simulators), the same amount every quantum service prices the job at. Counted in the usage estimated_bill once the job completes.',
+    }),
   },
   { $id: 'Job' },
 );

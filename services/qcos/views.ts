@@ -5,6 +5,8 @@ import { qcosError } from './errors.ts';
 /** What qcos keeps in a job's input beside the engine task. */
 export interface QcosInput extends JobInput {
   optimization_level: number;
+  /** The run's list price in micro-dollars (engines/quantum/pricing.ts), fixed at submission; absent on optimize and simulate jobs. */
+  list_price_micros?: number;
 }
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
@@ -23,6 +25,8 @@ export function jobView(job: QuantumJob<JobInput>, position: number | null = nul
     simulation_minutes: job.minutesKind === 'simulation' ? r6(job.chargedMinutes) : 0,
     shots: job.input.task.shots,
     queue_position: position,
+    // The device's list price of the run (0 on simulators): the same amount every quantum service prices this job at.
+    estimated_cost_usd: typeof job.input.list_price_micros === 'number' ? job.input.list_price_micros / 1e6 : 0,
     error: job.error ? { code: job.error.code, message: job.error.message } : null,
   };
 }

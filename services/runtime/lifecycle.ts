@@ -32,7 +32,7 @@ import {
 } from '../../platform/quantum-jobs/index.ts';
 import type { ServiceContext } from '../../platform/service.ts';
 import { runtimeError, type RuntimeCode } from './errors.ts';
-import { executedCircuit, RuntimeEvidence } from './evidence.ts';
+import { RuntimeEvidence } from './evidence.ts';
 import { estimate, priceOf } from './pricing.ts';
 import { statusOf } from './views.ts';
 import {
@@ -107,7 +107,8 @@ export class RuntimeLifecycle {
       if (err instanceof TaskFailure) throw runtimeError(TASK_CODES[err.code] ?? 'INVALID_CIRCUIT', err.message, err.details);
       throw err;
     }
-    const priced = estimate(backend, optimization?.optimized_circuit ?? job.qasm, job.shots);
+    // The list price of the circuit as submitted (engines/quantum/pricing.ts), as every quantum service prices it.
+    const priced = estimate(backend, job.qasm, job.shots);
     return { optimization: optimization ?? null, priced };
   }
 
@@ -274,7 +275,7 @@ export class RuntimeLifecycle {
     if (run.status === 'completed') result = (await getJobWithResult<TaskResult>(this.ctx, { service: SERVICE }, run.id))?.result ?? null;
     if (job.holdId) {
       if (run.status === 'completed' && result) {
-        const cost = estimate(getBackend(job.backendId)!, executedCircuit(job, result), result.shots);
+        const cost = estimate(getBackend(job.backendId)!, job.qasm, result.shots);
         await settleHold(this.ctx.db, job.holdId, cost.micros);
       } else await releaseHold(this.ctx.db, job.holdId);
       const hold = await getHold(this.ctx.db, job.holdId);

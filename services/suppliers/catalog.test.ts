@@ -63,8 +63,8 @@ describe('catalog', () => {
     assert.equal(r.status, 200);
     const by = (p: string, b: string) => r.body.prices.find((x: any) => x.provider === p && x.backend === b);
     const ion = by('supplier_a_quantum', 'lattice_ion_11');
-    assert.equal(ion.cost_per_shot_usd, 0.0012, 'Bell: (1 + 5) AQT x $0.0002');
-    assert.equal(ion.minimum_charge_usd, 1);
+    assert.equal(ion.cost_per_shot_usd, 0.03, 'the list price per shot (one AQT per shot)');
+    assert.equal(ion.minimum_charge_usd, 0.3, 'the task fee');
     const grid = by('supplier_c', 'arn:lattice:supplier-c:::device/qpu/lattice/lattice_grid_16');
     assert.equal(grid.cost_per_shot_usd, 0.00035);
     assert.equal(grid.minimum_charge_usd, 0.3);
@@ -140,7 +140,7 @@ describe('validate and estimate', () => {
     const costs = r.body.estimates.map((e: any) => e.estimated_cost_usd);
     assert.deepEqual(costs, [...costs].sort((a: number, b: number) => a - b));
     const ion = r.body.estimates.find((e: any) => e.backend === 'lattice_ion_11');
-    assert.equal(ion.estimated_cost_usd, 1.2);
+    assert.equal(ion.estimated_cost_usd, 30.3, 'the list price: $0.30 + 1000 x $0.03');
     assert.equal(ion.cost_model, 'per_aqt');
     const big = await c.post('/api/v1/estimate', { qasm: ghz(12), shots: 100, targets: [{ provider: 'supplier_a_quantum', backend: 'lattice_ion_11' }] });
     assert.equal(big.body.estimates[0].runnable, false);

@@ -1,10 +1,10 @@
 /**
  * What the cost models and the validator need to know about a circuit: parsed once, with its
- * gate counts by arity, measurements, depth and the time one shot takes on a device (an ASAP
- * schedule over the device's calibrated gate and readout durations).
+ * gate counts by arity, measurements and depth (the time one shot takes on a device is the
+ * engine's schedule, engines/quantum/pricing.ts).
  */
 import { createHash } from 'node:crypto';
-import { gateMatrix, parseQasm, QasmError, type Calibration, type Circuit } from '../../engines/quantum/index.ts';
+import { gateMatrix, parseQasm, QasmError, type Circuit } from '../../engines/quantum/index.ts';
 import { counts } from '../../engines/quantum/optimizer/metrics.ts';
 import { supplierError } from './errors.ts';
 
@@ -84,27 +84,6 @@ export function describeCircuit(circuit: Circuit): CircuitInfo {
     midCircuitMeasurement: mid,
     undefinedGates: [...undefinedGates].sort(),
   };
-}
-
-/**
- * Duration of one shot in seconds: every operation starts when its qubits are free (ASAP),
- * one-qubit gates take `gate_time_1q_ns`, two-qubit gates `gate_time_2q_ns` (a k-qubit gate
- * its 6 (k - 2) two-qubit decomposition), measurements and resets `readout_time_ns`.
- */
-export function shotSeconds(info: CircuitInfo, cal: Calibration): number {
-  const clock = new Array<number>(info.numQubits).fill(0);
-  for (const op of info.circuit.ops) {
-    const qubits = op.kind === 'measure' || op.kind === 'reset' ? [op.qubit] : op.qubits;
-    const start = Math.max(0, ...qubits.map((q) => clock[q]!));
-    let ns = 0;
-    if (op.kind === 'measure' || op.kind === 'reset') ns = cal.readout_time_ns;
-    else if (op.kind === 'barrier') ns = 0;
-    else if (op.qubits.length === 1) ns = cal.gate_time_1q_ns;
-    else if (op.qubits.length === 2) ns = cal.gate_time_2q_ns;
-    else ns = 6 * (op.qubits.length - 2) * cal.gate_time_2q_ns;
-    for (const q of qubits) clock[q] = start + ns;
-  }
-  return Math.max(0, ...clock) / 1e9;
 }
 
 /** `sha3-256:<hex>` of the text's UTF-8 bytes, as the evidence bundles of the project write it. */

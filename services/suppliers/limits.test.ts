@@ -264,7 +264,8 @@ describe('bad input changes nothing', () => {
 describe('concurrency and documentation', () => {
   test('20 concurrent executions against credits covering 5 hold exactly 5; the balance never goes below zero', async () => {
     const k = await svc.newKey({ plan: 'enterprise' });
-    await credit(svc, k.accountId, 5);
+    // Each job holds its list price: $0.30 + 10 x $0.03 = $0.60, so $3 covers exactly 5.
+    await credit(svc, k.accountId, 3);
     const c = client(svc, k.key);
     const answers = await Promise.all(Array.from({ length: 20 }, () => c.post('/api/v1/supplier_a_quantum/execute', { qasm: BELL, ...ION, shots: 10 })));
     assert.equal(answers.filter((a) => a.status === 201).length, 5);

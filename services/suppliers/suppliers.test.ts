@@ -61,19 +61,22 @@ describe('supplier A (per AQT)', () => {
     assert.equal(r.body.providers[0].cost_model, 'per_aqt');
   });
 
-  test('estimate counts AQT from the one- and two-qubit gates: shots x (n1 + 5 n2), at least $1', async () => {
+  test('estimate is the device list price in AQT: one AQT per shot at the per-shot price, plus the task fee', async () => {
     const r = await c.post(`${A}/estimate`, { qasm: ghz(4), ...ION, shots: 2000 });
     assert.equal(r.status, 200);
-    // ghz(4): 1 h + 3 cx -> 2000 x (1 + 15) = 32000 AQT at $0.0002
-    assert.equal(r.body.cost_breakdown.aqt, 32_000);
-    assert.equal(r.body.cost_breakdown.rate_per_aqt, 0.0002);
-    assert.equal(r.body.estimated_cost_usd, 6.4);
+    // The catalog list price of lattice_ion_11: $0.30 per task + $0.03 per shot.
+    assert.equal(r.body.cost_breakdown.aqt, 2000);
+    assert.equal(r.body.cost_breakdown.rate_per_aqt, 0.03);
+    assert.equal(r.body.cost_breakdown.task_fee_usd, 0.3);
+    assert.equal(r.body.estimated_cost_usd, 60.3);
+    assert.equal(r.body.list_price_usd, 60.3);
+    assert.equal(r.body.fees_usd, 0);
     assert.equal(r.body.currency, 'USD');
     assert.equal(r.body.provider, 'lattice_ion');
     assert.equal(r.body.target, 'lattice_ion_11');
     const small = await c.post(`${A}/estimate`, { qasm: BELL, ...ION, shots: 10 });
-    assert.equal(small.body.cost_breakdown.aqt, 60);
-    assert.equal(small.body.estimated_cost_usd, 1, 'the minimum charge applies');
+    assert.equal(small.body.cost_breakdown.aqt, 10);
+    assert.equal(small.body.estimated_cost_usd, 0.6);
   });
 
   test('a target of another provider is refused', async () => {
@@ -89,16 +92,16 @@ describe('supplier A (per AQT)', () => {
     assert.equal(r.status, 201);
     assert.deepEqual(Object.keys(r.body).sort(), ['estimated_cost', 'job_id', 'provider', 'status', 'target']);
     assert.equal(r.body.status, 'queued');
-    assert.equal(r.body.estimated_cost, 1, '200 x 6 AQT x $0.0002 = $0.24, below the $1 minimum');
+    assert.equal(r.body.estimated_cost, 6.3, 'the list price: $0.30 + 200 x $0.03');
     const done = await waitStatus(c.get, `${A}/status/${r.body.job_id}`);
     assert.equal(done.status, 200);
     assert.equal(done.body.status, 'completed');
     assert.equal(done.body.result.shots, 200);
     assert.equal(Object.values(done.body.result.counts as Record<string, number>).reduce((a, b) => a + b, 0), 200);
     assert.ok((done.body.result.counts['00'] ?? 0) + (done.body.result.counts['11'] ?? 0) > 150, 'a Bell pair mostly reads 00 or 11');
-    assert.equal(done.body.cost_usd, 1);
+    assert.equal(done.body.cost_usd, 6.3);
     const afterBal = await getBalance(svc.db, accountId);
-    assert.equal(before.availableMicros - afterBal.availableMicros, 1_000_000);
+    assert.equal(before.availableMicros - afterBal.availableMicros, 6_300_000);
     assert.equal(afterBal.heldMicros, 0);
     assert.equal(await ledgerSum(svc.db, accountId), afterBal.availableMicros);
   });

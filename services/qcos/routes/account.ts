@@ -9,7 +9,8 @@ import type { ServiceApp } from '../../../platform/http/app.ts';
 import { readCounter } from '../../../platform/identity/usage.ts';
 import { jobUsage } from '../../../platform/quantum-jobs/index.ts';
 import { who } from '../auth.ts';
-import { findBackend, pricingOf } from '../catalog.ts';
+import { listPrice } from '../../../engines/quantum/pricing.ts';
+import { findBackend } from '../catalog.ts';
 import { QcosError } from '../errors.ts';
 import { billingPeriod, qcosPlan } from '../plans.ts';
 import { TAG_ACCOUNT, security } from '../schemas.ts';
@@ -19,23 +20,28 @@ const NullableInt = Type.Union([Type.Integer(), Type.Null()], { description: 'nu
 const NullableNum = Type.Union([Type.Number(), Type.Null()], { description: 'null: unlimited' });
 const r6 = (x: number) => Math.round(x * 1e6) / 1e6;
 
-/** List price of the account's device runs this period (per minute, or per shot plus task fee). */
+/**
+ * The list price of the account's completed device runs this period: each run's price fixed at
+ * submission (`list_price_micros`, engines/quantum/pricing.ts, the one price list); a run
+ * submitted before prices were recorded is priced now from its stored circuit by the same formula.
+ */
 async function estimatedBill(deps: QcosDeps, accountId: string, from: Date, to: Date): Promise<number> {
-  const rows = await deps.ctx.db.query<{ backend: string; minutes: string | number; shots: string | number; tasks: string | number }>(
-    `SELECT backend, sum(charged_minutes) AS minutes, sum((input->'task'->>'shots')::bigint) FILTER (WHERE status = 'completed') AS shots,
-            count(*) FILTER (WHERE status = 'completed') AS tasks
-       FROM quantum_jobs WHERE service = 'qcos' AND account_id = $1 AND kind = 'run' AND minutes_kind = 'quantum'
-        AND created_at >= $2 AND created_at < $3 GROUP BY backend`,
+  const rows = await deps.ctx.db.query<{ backend: string; micros: string | number | null; qasm: string | null; shots: string | number | null }>(
+    `SELECT backend, input->>'list_price_micros' AS micros,
+            CASE WHEN input->>'list_price_micros' IS NULL THEN input->'task'->>'qasm' END AS qasm, input->'task'->>'shots' AS shots
+       FROM quantum_jobs WHERE service = 'qcos' AND account_id = $1 AND kind = 'run' AND minutes_kind = 'quantum' AND status = 'completed'
+        AND created_at >= $2 AND created_at < $3`,
     [accountId, from, to],
   );
-  let usd = 0;
+  let micros = 0;
   for (const r of rows) {
-    const b = findBackend(r.backend);
-    if (!b) continue;
-    const p = pricingOf(b);
-    usd += 'rate_per_minute' in p ? p.rate_per_minute * Number(r.minutes) : p.rate_per_shot * Number(r.shots ?? 0) + p.task_fee * Number(r.tasks);
+    if (r.micros !== null) micros += Number(r.micros);
+    else {
+      const b = findBackend(r.backend);
+      if (b && r.qasm) micros += listPrice(b, r.qasm, Number(r.shots ?? 0)).micros;
+    }
   }
-  return Math.round(usd * 100) / 100;
+  return Math.round(micros / 1e4) / 100;
 }
 
 export function registerAccount(app: ServiceApp, deps: QcosDeps): void {
@@ -55,7 +61,7 @@ export function registerAccount(app: ServiceApp, deps: QcosDeps): void {
             simulation_minutes: Type.Object({ used: Type.Number(), included: NullableNum, held: Type.Number() }),
             optimization_credits: Type.Object({ used: Type.Integer(), included: NullableInt }),
             api_calls: Type.Object({ used: Type.Integer(), limit: NullableInt }),
-            estimated_bill: Type.Number({ description: 'US dollars: the devices list price of the period runs' }),
+            estimated_bill: Type.Number({ description: 'US dollars: the list price of the period\'s completed device runs (the sum of their estimated_cost_usd), to the cent' }),
           }),
           '4xx': QcosError,
         },

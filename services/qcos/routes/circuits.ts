@@ -1,6 +1,7 @@
 /** POST /v2/circuits — submit a circuit: validated and optimized for the backend at once, then queued for it. */
 import { Type } from 'typebox';
 import type { ServiceApp } from '../../../platform/http/app.ts';
+import { listPrice } from '../../../engines/quantum/pricing.ts';
 import { deviceQueueStats } from '../../../platform/quantum-jobs/index.ts';
 import { who } from '../auth.ts';
 import { QcosError } from '../errors.ts';
@@ -84,7 +85,8 @@ export function registerCircuits(app: ServiceApp, deps: QcosDeps): void {
         kind: 'run',
         backend: backend.id,
         minutes: backend.type === 'hardware' ? 'quantum' : 'simulation',
-        input: { task: { ...task, prepared: prepared.optimization }, optimization_level: level },
+        // The list price is fixed at submission from the circuit as submitted (engines/quantum/pricing.ts).
+        input: { task: { ...task, prepared: prepared.optimization }, optimization_level: level, list_price_micros: listPrice(backend, task.qasm, body.shots).micros },
       });
       const stats = (await deviceQueueStats(deps.ctx, [backend.id])).get(backend.id);
       reply.code(201);

@@ -10,7 +10,7 @@ import { who } from '../auth.ts';
 import { describeCircuit } from '../circuit.ts';
 import type { Deps } from '../jobs.ts';
 import { allSupplierPlans, supplierPlan } from '../plans.ts';
-import { costModelOf, estimate, minimumCharge, RATES } from '../pricing.ts';
+import { costModelOf, estimate, minimumCharge, RATES, SETUP_FEE_USD } from '../pricing.ts';
 import { allTargets } from '../targets.ts';
 import { security } from './responses.ts';
 
@@ -54,13 +54,12 @@ export function registerCatalog(app: ServiceApp, deps: Deps): void {
         const per1000 = estimate(t, BELL, 1000);
         const model = costModelOf(t);
         const rates =
-          model === 'per_aqt' ? { rate_per_aqt: RATES.supplier_a_quantum.ratePerAqt, aqt_per_one_qubit_gate_shot: 1, aqt_per_two_qubit_gate_shot: RATES.supplier_a_quantum.twoQubitWeight }
-          : model === 'per_second' ? { usd_per_quantum_second: RATES.supplier_b_quantum.usdPerQuantumSecond, setup_seconds: RATES.supplier_b_quantum.setupSeconds }
+          model === 'per_aqt' ? { rate_per_aqt: RATES.supplier_a_quantum.ratePerAqt, aqt_per_shot: RATES.supplier_a_quantum.aqtPerShot, task_fee: RATES.supplier_a_quantum.taskFeeUsd }
+          : model === 'per_second' ? { usd_per_quantum_second: RATES.supplier_b_quantum.usdPerQuantumSecond, setup_seconds: RATES.supplier_b_quantum.setupSeconds, setup_fee_usd: SETUP_FEE_USD }
           : model === 'per_shot' ? { per_shot: RATES.supplier_c.perShotUsd, task_fee: RATES.supplier_c.taskFeeUsd }
           : {};
-        // Per shot: the marginal cost of the 1000-shot reference run above its fixed part.
-        const fixed = model === 'per_second' ? RATES.supplier_b_quantum.setupSeconds * RATES.supplier_b_quantum.usdPerQuantumSecond : model === 'per_shot' ? RATES.supplier_c.taskFeeUsd : 0;
-        const perShot = model === 'per_aqt' ? (per1000.aqt ?? 0) * RATES.supplier_a_quantum.ratePerAqt / 1000 : Math.max(0, per1000.usd - fixed) / 1000;
+        // Per shot: the marginal cost of the 1000-shot reference run above its fixed part (task fee or set-up fee).
+        const perShot = Math.max(0, per1000.usd - minimumCharge(t)) / 1000;
         return {
           provider: t.supplier,
           backend: t.id,
@@ -80,9 +79,9 @@ export function registerCatalog(app: ServiceApp, deps: Deps): void {
     return {
       tiers: [
         { id: 'simulation', name: 'HPC simulation', providers: ['hpc_gpu', 'supplier_b_quantum', 'supplier_c'], hardware: 'simulator', cost_model: 'free', pricing: { per_shot: 0, minimum_charge_usd: 0 }, description: 'Ideal statevector simulation; costs no credits' },
-        { id: 'trapped_ion', name: 'Trapped-ion QPU', providers: ['supplier_a_quantum'], hardware: 'qpu', cost_model: 'per_aqt', pricing: { rate_per_aqt: RATES.supplier_a_quantum.ratePerAqt, two_qubit_gate_weight: RATES.supplier_a_quantum.twoQubitWeight, minimum_charge_usd: RATES.supplier_a_quantum.minimumUsd }, description: 'aqt = shots x (one-qubit gates + 5 x two-qubit gates)' },
-        { id: 'superconducting_runtime', name: 'Superconducting QPU (runtime)', providers: ['supplier_b_quantum'], hardware: 'qpu', cost_model: 'per_second', pricing: { usd_per_quantum_second: RATES.supplier_b_quantum.usdPerQuantumSecond, setup_seconds: RATES.supplier_b_quantum.setupSeconds, minimum_charge_usd: RATES.supplier_b_quantum.setupSeconds * RATES.supplier_b_quantum.usdPerQuantumSecond }, description: 'quantum seconds = 1 s set-up + shots x (scheduled circuit duration + 250 us repetition delay)' },
-        { id: 'quantum_tasks', name: 'Superconducting QPU (tasks)', providers: ['supplier_c'], hardware: 'qpu', cost_model: 'per_shot', pricing: { per_shot: RATES.supplier_c.perShotUsd, task_fee: RATES.supplier_c.taskFeeUsd, minimum_charge_usd: RATES.supplier_c.taskFeeUsd }, description: 'shots x per-shot price + task fee' },
+        { id: 'trapped_ion', name: 'Trapped-ion QPU', providers: ['supplier_a_quantum'], hardware: 'qpu', cost_model: 'per_aqt', pricing: { rate_per_aqt: RATES.supplier_a_quantum.ratePerAqt, aqt_per_shot: RATES.supplier_a_quantum.aqtPerShot, task_fee: RATES.supplier_a_quantum.taskFeeUsd, minimum_charge_usd: RATES.supplier_a_quantum.taskFeeUsd }, description: 'the catalog list price: task fee + shots x per-shot price (one AQT per shot)' },
+        { id: 'superconducting_runtime', name: 'Superconducting QPU (runtime)', providers: ['supplier_b_quantum'], hardware: 'qpu', cost_model: 'per_second', pricing: { usd_per_quantum_second: RATES.supplier_b_quantum.usdPerQuantumSecond, setup_seconds: RATES.supplier_b_quantum.setupSeconds, setup_fee_usd: SETUP_FEE_USD, minimum_charge_usd: SETUP_FEE_USD }, description: 'the catalog list price (shots x (scheduled circuit duration + 250 us repetition delay) of QPU time at $96 per minute) plus a set-up fee of 1 quantum second per job' },
+        { id: 'quantum_tasks', name: 'Superconducting QPU (tasks)', providers: ['supplier_c'], hardware: 'qpu', cost_model: 'per_shot', pricing: { per_shot: RATES.supplier_c.perShotUsd, task_fee: RATES.supplier_c.taskFeeUsd, minimum_charge_usd: RATES.supplier_c.taskFeeUsd }, description: 'the catalog list price: shots x per-shot price + task fee' },
       ],
       plans: allSupplierPlans().map((p) => ({ name: p.name, requests_per_minute: p.requestsPerMinute, jobs_per_day: p.jobsPerDay, max_qubits: p.maxQubits })),
       current_plan: plan.name,

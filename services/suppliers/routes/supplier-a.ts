@@ -45,7 +45,7 @@ export function registerSupplierA(app: ServiceApp, deps: Deps): void {
     checkShots(t, b.shots);
     const { cost } = priced(t, b.qasm, b.shots);
     return {
-      provider: t.provider, target: t.id, estimated_cost_usd: cost.usd, currency: 'USD',
+      provider: t.provider, target: t.id, estimated_cost_usd: cost.usd, currency: 'USD', list_price_usd: cost.listMicros / 1e6, fees_usd: (cost.micros - cost.listMicros) / 1e6,
       cost_breakdown: { aqt: cost.aqt ?? 0, rate_per_aqt: cost.costModel === 'free' ? 0 : (cost.breakdown.rate_per_aqt as number), ...cost.breakdown },
     };
   });

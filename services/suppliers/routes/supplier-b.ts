@@ -31,8 +31,11 @@ export function registerSupplierB(app: ServiceApp, deps: Deps): void {
     const t = await findTarget(deps, S, b.backend, 'backend');
     checkShots(t, b.shots);
     const { cost } = priced(t, b.qasm, b.shots);
-    // estimated_cost_qsh: US dollars on the quantum-second schedule (quantum_seconds x rate).
-    return { backend: t.id, estimated_cost_qsh: cost.usd, quantum_seconds: cost.quantumSeconds ?? 0, shots: b.shots, currency: 'USD', cost_breakdown: cost.breakdown };
+    // estimated_cost_qsh: US dollars, quantum_seconds x rate: the device's list price plus the 1 s set-up fee (cost_breakdown names both).
+    return {
+      backend: t.id, estimated_cost_qsh: cost.usd, quantum_seconds: cost.quantumSeconds ?? 0, shots: b.shots, currency: 'USD',
+      list_price_usd: cost.listMicros / 1e6, fees_usd: (cost.micros - cost.listMicros) / 1e6, cost_breakdown: cost.breakdown,
+    };
   });
 
   app.post('/api/v1/supplier_b_quantum/execute', { preValidation: deps.auth, schema: { tags, summary: 'Run a circuit with the sampler primitive', security, body: Body, response: { 201: ExecuteB, ...errors } } }, async (req, reply) => {

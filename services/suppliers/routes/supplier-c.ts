@@ -41,7 +41,7 @@ export function registerSupplierC(app: ServiceApp, deps: Deps): void {
     const { cost } = priced(t, b.qasm, b.shots);
     const free = cost.costModel === 'free';
     return {
-      device: t.id, estimated_cost_usd: cost.usd, currency: 'USD',
+      device: t.id, estimated_cost_usd: cost.usd, currency: 'USD', list_price_usd: cost.listMicros / 1e6, fees_usd: (cost.micros - cost.listMicros) / 1e6,
       pricing: { per_shot: free ? 0 : (cost.breakdown.per_shot as number), shots: b.shots, task_fee: free ? 0 : (cost.breakdown.task_fee as number) },
     };
   });

@@ -22,6 +22,7 @@ import { errors, gatewayError } from './errors.ts';
 import { SERVICE_ID, limitsOf, spendScope, type KeyLimits } from './keys.ts';
 import { CreditLeases, type LeaseOptions, type Reservation } from './leases.ts';
 import { limiterFor } from '../../platform/limits/windows.ts';
+import { startLeaderLoop, type LeaderLoop } from '../../platform/cluster/loop.ts';
 import { MinuteCounters } from './limits.ts';
 import { promptTokensEstimate, usageCost, worstCaseMicros } from './metering.ts';
 import type { ChatCall } from './request.ts';
@@ -65,7 +66,7 @@ export interface Admitted {
 
 export class Gateway {
   private readonly limitCache = new Map<string, { limits: KeyLimits; at: number }>();
-  private repairTimer: NodeJS.Timeout | null = null;
+  private repairLoop: LeaderLoop | null = null;
   readonly maxCallMs: number;
   readonly keyRecheckMs: number;
   readonly leases: CreditLeases;
@@ -106,15 +107,15 @@ export class Gateway {
       this.minutes.prune(now);
     };
     await run();
-    this.repairTimer = setInterval(() => void run().catch(() => {}), 60_000);
-    this.repairTimer.unref();
+    // Then every minute in one process of the cluster.
+    this.repairLoop = await startLeaderLoop(this.ctx.db, 'llm-gateway-repair', 60_000, run);
     this.leases.start();
   }
 
   /** Stops repair, lets running calls finish (briefly), writes every charge and gives the leases back. */
   async close(): Promise<void> {
-    if (this.repairTimer) clearInterval(this.repairTimer);
-    this.repairTimer = null;
+    await this.repairLoop?.stop();
+    this.repairLoop = null;
     await this.leases.close();
     await this.minutes.flush();
   }

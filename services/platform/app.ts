@@ -4,6 +4,7 @@
  * every 30 s (repair.ts) so that no hold outlives its job.
  */
 import { createServiceApp, type ServiceApp } from '../../platform/http/app.ts';
+import { startLeaderLoop } from '../../platform/cluster/loop.ts';
 import { onJobFinished, startQuantumWorkers } from '../../platform/quantum-jobs/index.ts';
 import type { ServiceContext } from '../../platform/service.ts';
 import { platformAuth, rateLimit, ratePerMinute } from './auth.ts';
@@ -56,13 +57,11 @@ export async function buildPlatform(ctx: ServiceContext, options: { prefix: stri
   const compute = new ComputeRunner(ctx, slots);
   await repairPlatform(ctx, true);
   compute.start();
-  const maintenance = setInterval(() => {
-    void repairPlatform(ctx).catch((err) => app.log.warn({ err }, 'platform repair'));
-  }, 30_000);
-  maintenance.unref();
+  // After the repair at start (this process's own leftovers), one process of the cluster repairs every 30 s.
+  const maintenance = await startLeaderLoop(ctx.db, 'platform-repair', 30_000, () => repairPlatform(ctx), (m) => app.log.warn(m));
   const background = new Set<Promise<unknown>>();
   app.addHook('onClose', async () => {
-    clearInterval(maintenance);
+    await maintenance.stop();
     await Promise.allSettled([...background]);
     await compute.stop();
     await workers.release();

@@ -1,5 +1,6 @@
 /** Builds the qcos app: routes, the job workers, and webhooks for job.completed / job.failed. */
 import { createServiceApp, type ServiceApp } from '../../platform/http/app.ts';
+import { startLeaderLoop } from '../../platform/cluster/loop.ts';
 import { onJobFinished, startQuantumWorkers } from '../../platform/quantum-jobs/index.ts';
 import type { ServiceContext } from '../../platform/service.ts';
 import { emitEvent, startWebhookDelivery } from '../../platform/webhooks/index.ts';
@@ -53,10 +54,10 @@ export async function buildQcos(ctx: ServiceContext, options: { prefix: string }
       });
     });
   }
-  const prune = setInterval(() => void pruneMinuteCounters(ctx).catch(() => {}), 10 * 60_000);
-  prune.unref();
+  // One process of the cluster prunes old minute counters.
+  const prune = await startLeaderLoop(ctx.db, 'qcos-prune-counters', 10 * 60_000, () => pruneMinuteCounters(ctx), (m) => app.log.warn(m));
   app.addHook('onClose', async () => {
-    clearInterval(prune);
+    await prune.stop();
     await workers.release();
   });
 

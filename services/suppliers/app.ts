@@ -5,6 +5,7 @@
  */
 import { extendHold, repairHolds } from '../../platform/billing/index.ts';
 import { createServiceApp, type ServiceApp } from '../../platform/http/app.ts';
+import { startLeaderLoop } from '../../platform/cluster/loop.ts';
 import { onJobFinished, startQuantumWorkers } from '../../platform/quantum-jobs/index.ts';
 import type { ServiceContext } from '../../platform/service.ts';
 import type { Database } from '../../platform/storage/database.ts';
@@ -99,19 +100,23 @@ export async function buildSuppliers(ctx: ServiceContext, options: { prefix: str
     },
   });
 
-  // Remote jobs end at their supplier: poll the active ones so that holds settle and webhooks go out.
-  const poller = setInterval(() => {
-    void (async () => {
+  // Remote jobs end at their supplier: one process of the cluster polls the active ones so that
+  // holds settle and webhooks go out.
+  const poller = await startLeaderLoop(
+    ctx.db,
+    'suppliers-poll-remote-jobs',
+    config.pollIntervalMs,
+    async () => {
       const stale = await staleRemoteJobs(ctx.db, new Date(ctx.now().getTime() - config.pollIntervalMs));
       for (const job of stale) {
         await touchJob(ctx.db, job.id, ctx.now());
         await refresh(deps, job).catch(() => {});
       }
-    })().catch(() => {});
-  }, config.pollIntervalMs);
-  poller.unref();
+    },
+    (m) => app.log.warn(m),
+  );
   app.addHook('onClose', async () => {
-    clearInterval(poller);
+    await poller.stop();
     const left = (depsByStore.get(ctx.db) ?? []).filter((x) => x !== deps);
     if (left.length) depsByStore.set(ctx.db, left);
     else depsByStore.delete(ctx.db);

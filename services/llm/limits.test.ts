@@ -11,7 +11,7 @@ before(async () => {
 });
 after(() => s.close());
 
-const rerank = { query: 'boundary layer', documents: ['boundary layer flow', 'tax law'] };
+const embed = { model: 'classic-embed', input: 'boundary layer flow' };
 
 test('an admin key on the free plan manages tenants without a tenant tier’s 20 requests per minute', async () => {
   const { key: admin } = await s.t.newKey({ role: 'admin' });
@@ -40,27 +40,27 @@ test('an admin key acting for a tenant spends that tenant’s tier, the same bud
   const created = await s.req('/v1/tenants', admin, { body: { name: 'Small shop', tier: 'free' } });
   assert.equal(created.status, 201);
   const { slug, id, api_key: tenantKey } = created.body;
-  // Twenty requests of the tenant's: feedback on its path and reranks under X-Tenant-ID.
+  // Twenty requests of the tenant's: feedback on its path and embeddings under X-Tenant-ID.
   for (let i = 0; i < 10; i++) {
     assert.equal((await s.req(`/v1/tenants/${slug}/feedback`, admin, { body: { type: 'thumbs_up' } })).status, 201);
   }
   for (let i = 0; i < 9; i++) {
-    assert.equal((await s.req('/v1/rerank', admin, { headers: { 'x-tenant-id': slug }, body: rerank })).status, 200);
+    assert.equal((await s.req('/v1/embeddings', admin, { headers: { 'x-tenant-id': slug }, body: embed })).status, 200);
   }
-  assert.equal((await s.req('/v1/rerank', tenantKey, { body: rerank })).status, 200);
-  const over = await s.req('/v1/rerank', admin, { headers: { 'x-tenant-id': slug }, body: rerank });
+  assert.equal((await s.req('/v1/embeddings', tenantKey, { body: embed })).status, 200);
+  const over = await s.req('/v1/embeddings', admin, { headers: { 'x-tenant-id': slug }, body: embed });
   assert.equal(over.status, 429);
   assert.equal(over.body.error.code, 'RATE_LIMITED');
   assert.match(over.body.error.message, /20 requests per minute reached for tier free/);
   const feedback = await s.req(`/v1/tenants/${id}/feedback`, admin, { body: { type: 'thumbs_up' } });
   assert.equal(feedback.status, 429);
-  assert.equal((await s.req('/v1/rerank', tenantKey, { body: rerank })).status, 429);
+  assert.equal((await s.req('/v1/embeddings', tenantKey, { body: embed })).status, 429);
   // The operator's own work is not the tenant's: it goes on.
   assert.equal((await s.req(`/v1/tenants/${id}`, admin)).status, 200);
   assert.equal((await s.req('/v1/admin/usage', admin)).status, 200);
   // Once the minute is over the tenant is served again.
   s.t.clock.advance(60_000);
-  assert.equal((await s.req('/v1/rerank', admin, { headers: { 'x-tenant-id': slug }, body: rerank })).status, 200);
+  assert.equal((await s.req('/v1/embeddings', admin, { headers: { 'x-tenant-id': slug }, body: embed })).status, 200);
   s.t.clock.advance(-60_000);
 });
 

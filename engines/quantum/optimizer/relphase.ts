@@ -110,9 +110,10 @@ export function relativePhaseToffolis(circuit: Circuit): Circuit | null {
     for (let k = from + 1; k < to && ok; k++) ok = diagonalOn(ops[wires[t1.c][k]], t1.c);
     if (!ok) continue;
     paired.add(t1).add(t2);
+    // rccx is not symmetric in its controls: both copies take the first one's order.
     for (const t of [t1, t2]) {
       for (const p of t.parts) drop.add(p);
-      replace.set(t.main, margolus(t.a, t.b, t.c));
+      replace.set(t.main, margolus(t1.a, t1.b, t1.c));
     }
   }
   if (paired.size === 0) return null;

@@ -9,7 +9,8 @@ import Fastify, { LogController, type FastifyError, type FastifyInstance, type F
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { ApiError, type ErrorFormatter, type ErrorInfo } from './errors.ts';
 import { registerDocs, type DocsInfo } from './docs.ts';
-import { closeRequestSchema, createValidatorCompiler, errorToReport, unexpectedBodyField, unknownFieldMessage } from './validation.ts';
+import type { ErrorObject } from 'ajv';
+import { closeRequestSchema, createValidatorCompiler, unexpectedBodyField, validationMessage } from './validation.ts';
 import { installObservability } from '../observability/http.ts';
 import { loggerOptions } from '../observability/logging.ts';
 
@@ -136,14 +137,7 @@ function describe(err: unknown, validationStatus: number): ErrorInfo {
   }
   const e = err as FastifyError;
   if (e.validation) {
-    const first = errorToReport(e.validation as unknown as import('ajv').ErrorObject[]);
-    const where = e.validationContext ?? 'request';
-    if (first?.keyword === 'additionalProperties') {
-      return { status: validationStatus, code: 'validation_error', message: unknownFieldMessage(where, first), extra: {} };
-    }
-    const path = first?.instancePath ? `${where}${first.instancePath.replaceAll('/', '.')}` : where;
-    const missing = (first?.params as { missingProperty?: string } | undefined)?.missingProperty;
-    const message = missing ? `${where}.${missing} is required` : `${path} ${first?.message ?? 'is invalid'}`;
+    const message = validationMessage(e.validationContext ?? 'request', e.validation as unknown as ErrorObject[]);
     return { status: validationStatus, code: 'validation_error', message, extra: {} };
   }
   switch (e.code) {

@@ -142,6 +142,32 @@ export function unknownFieldMessage(where: string, error: ErrorObject): string {
   return `${path} is not a known field${guess}; known fields: ${names.join(', ')}`;
 }
 
+const listed = (values: readonly unknown[]) => values.map((v) => (typeof v === 'string' ? v : JSON.stringify(v))).join(', ');
+
+/**
+ * The message of a failed validation, naming the field: an unknown field with the fields the
+ * object takes; a value outside an enumeration (or a union of constants) with the values
+ * allowed, since "must be equal to constant" names none.
+ */
+export function validationMessage(where: string, errors: readonly ErrorObject[]): string {
+  const first = errorToReport(errors);
+  if (!first) return `${where} is invalid`;
+  if (first.keyword === 'additionalProperties') return unknownFieldMessage(where, first);
+  const path = `${where}${first.instancePath.replaceAll('/', '.')}`;
+  const missing = (first.params as { missingProperty?: string }).missingProperty;
+  if (missing) return `${path}.${missing} is required`;
+  if (first.keyword === 'enum') return `${path} must be one of ${listed((first.params as { allowedValues: unknown[] }).allowedValues)}`;
+  if (first.keyword === 'const') {
+    // A union of constants (TypeBox's Union of Literals) fails every branch and then the anyOf.
+    const union = errors.find((e) => (e.keyword === 'anyOf' || e.keyword === 'oneOf') && e.instancePath === first.instancePath);
+    const branches = union && Array.isArray(union.schema) ? (union.schema as unknown[]) : [];
+    const constants = branches.every((b) => isSchema(b) && 'const' in b) ? branches.map((b) => (b as Schema).const) : [];
+    if (constants.length > 0) return `${path} must be one of ${listed(constants)}`;
+    return `${path} must be ${listed([(first.params as { allowedValue: unknown }).allowedValue])}`;
+  }
+  return `${path} ${first.message ?? 'is invalid'}`;
+}
+
 /**
  * The error to report of all that ajv found: an unknown field first, as it usually explains
  * the others, unless it lies inside an alternative (`anyOf`, `oneOf`), where a field unknown to

@@ -33,6 +33,8 @@ export interface ChatBody {
   temperature?: number;
   top_p?: number;
   max_tokens?: number;
+  /** OpenAI's newer name of max_tokens; max_tokens wins when both are sent. */
+  max_completion_tokens?: number;
   stream?: boolean;
   stop?: string | string[];
   use_rerank?: RerankTierName;
@@ -86,7 +88,8 @@ export async function prepareChat(db: Sql, language: Language, adapters: Adapter
   }
   messages.push(...body.messages);
   const cap = settings?.max_tokens_per_request;
-  const maxTokens = cap ? Math.min(body.max_tokens ?? cap, cap) : body.max_tokens;
+  const asked = body.max_tokens ?? body.max_completion_tokens;
+  const maxTokens = cap ? Math.min(asked ?? cap, cap) : asked;
   let adapter: string | null = null;
   let lora: ChatRequest['lora'];
   // Adapters are trained on the built-in model: they apply to chats on that model only.

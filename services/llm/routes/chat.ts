@@ -7,6 +7,7 @@
  */
 import { Type } from 'typebox';
 import type { ServiceApp } from '../../../platform/http/app.ts';
+import { UNKNOWN_FIELD_MESSAGE } from '../../../platform/http/validation.ts';
 import { LanguageError } from '../../../engines/language/errors.ts';
 import { choose, prepareChat, recordCompletion, spentTokens, type ChatBody } from '../chat.ts';
 import { commonErrors, qError } from '../errors.ts';
@@ -14,10 +15,51 @@ import { chargeTokens } from '../limits.ts';
 import { begin, bearerSecurity, requireLicense, TAG, type QDeps } from './context.ts';
 import { RerankTier } from './schemas.ts';
 
-const Message = Type.Object({
-  role: Type.Union([Type.Literal('system'), Type.Literal('user'), Type.Literal('assistant')]),
-  content: Type.String({ maxLength: 200_000 }),
-});
+const Message = Type.Object(
+  {
+    role: Type.Union([Type.Literal('system'), Type.Literal('user'), Type.Literal('assistant')]),
+    content: Type.String({ maxLength: 200_000 }),
+    name: Type.Optional(Type.String({ maxLength: 64, description: 'OpenAI participant name: accepted, not used' })),
+  },
+  { [UNKNOWN_FIELD_MESSAGE]: 'Unrecognized request argument supplied: messages[].{field}' },
+);
+
+/**
+ * The other parameters of OpenAI's chat completions API. Clients built for it send them, so
+ * they are accepted: those that only tune or label a request are taken and not applied; those
+ * that would change the shape of the answer are accepted at the value that asks for nothing
+ * this API does not do (n 1, logprobs false, text responses, no tools). Anything else is refused
+ * as OpenAI refuses it.
+ */
+const notApplied = (what: string) => `OpenAI parameter, accepted and not applied: ${what}`;
+const OpenAiParameters = {
+  max_completion_tokens: Type.Optional(Type.Integer({ minimum: 1, maximum: 32768, description: 'OpenAI name of max_tokens (max_tokens wins when both are sent)' })),
+  n: Type.Optional(Type.Integer({ minimum: 1, maximum: 1, description: 'Only 1: one choice per reply (rerank_k generates candidates)' })),
+  user: Type.Optional(Type.String({ maxLength: 256, description: notApplied('end-user label') })),
+  presence_penalty: Type.Optional(Type.Number({ minimum: -2, maximum: 2, description: notApplied('the local models sample without penalties') })),
+  frequency_penalty: Type.Optional(Type.Number({ minimum: -2, maximum: 2, description: notApplied('the local models sample without penalties') })),
+  logit_bias: Type.Optional(Type.Record(Type.String(), Type.Number({ minimum: -100, maximum: 100 }), { description: notApplied('token biases') })),
+  logprobs: Type.Optional(Type.Literal(false, { description: 'Only false: log-probabilities are not returned' })),
+  top_logprobs: Type.Optional(Type.Integer({ minimum: 0, maximum: 0, description: 'Only 0: log-probabilities are not returned' })),
+  response_format: Type.Optional(Type.Object({ type: Type.Literal('text') }, { description: 'Only {type: "text"}' })),
+  tools: Type.Optional(Type.Array(Type.Unknown(), { maxItems: 0, description: 'Only an empty list: no function calling' })),
+  tool_choice: Type.Optional(Type.Literal('none', { description: 'Only none: no function calling' })),
+  parallel_tool_calls: Type.Optional(Type.Boolean({ description: notApplied('no function calling') })),
+  functions: Type.Optional(Type.Array(Type.Unknown(), { maxItems: 0, description: 'Only an empty list: no function calling' })),
+  function_call: Type.Optional(Type.Literal('none', { description: 'Only none: no function calling' })),
+  stream_options: Type.Optional(Type.Object({ include_usage: Type.Optional(Type.Boolean()) }, { description: 'The last streamed frame always carries usage' })),
+  modalities: Type.Optional(Type.Array(Type.Literal('text'), { description: 'Only ["text"]' })),
+  audio: Type.Optional(Type.Null({ description: 'Only null: no audio output' })),
+  web_search_options: Type.Optional(Type.Null({ description: 'Only null: no web search' })),
+  prediction: Type.Optional(Type.Unknown({ description: notApplied('predicted output, a decoding hint') })),
+  metadata: Type.Optional(Type.Record(Type.String(), Type.String(), { description: notApplied('stored-completion labels') })),
+  store: Type.Optional(Type.Boolean({ description: notApplied('completions are not stored for distillation') })),
+  service_tier: Type.Optional(Type.String({ maxLength: 32, description: notApplied('one service tier') })),
+  reasoning_effort: Type.Optional(Type.String({ maxLength: 32, description: notApplied('no reasoning models') })),
+  verbosity: Type.Optional(Type.String({ maxLength: 32, description: notApplied('length follows max_tokens') })),
+  prompt_cache_key: Type.Optional(Type.String({ maxLength: 256, description: notApplied('prompt cache label') })),
+  safety_identifier: Type.Optional(Type.String({ maxLength: 256, description: notApplied('end-user label') })),
+};
 
 const ChatRequestSchema = Type.Object({
   model: Type.String({ minLength: 1, maxLength: 200 }),
@@ -30,7 +72,8 @@ const ChatRequestSchema = Type.Object({
   use_rerank: Type.Optional(RerankTier),
   rerank_k: Type.Optional(Type.Integer({ minimum: 2, maximum: 16, description: 'Candidates generated for reranking (default 4)' })),
   seed: Type.Optional(Type.Integer({ minimum: 0, maximum: 2 ** 31 - 1, description: 'Makes sampling reproducible (candidate i uses seed + i)' })),
-});
+  ...OpenAiParameters,
+}, { [UNKNOWN_FIELD_MESSAGE]: 'Unrecognized request argument supplied: {field}' });
 
 const Usage = Type.Object({ prompt_tokens: Type.Integer(), completion_tokens: Type.Integer(), total_tokens: Type.Integer() });
 const Citation = Type.Object({ dataset_id: Type.String(), doc_id: Type.String(), title: Type.String(), passage: Type.String(), score: Type.Number() });

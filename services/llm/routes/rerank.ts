@@ -24,11 +24,12 @@ export function registerRerank(app: ServiceApp, deps: QDeps): void {
         security: bearerSecurity,
         body: Type.Object({
           query: Type.String({ minLength: 1, maxLength: 20_000 }),
-          documents: Type.Array(Type.Union([Type.String({ maxLength: MAX_TEXT_CHARS }), Type.Object({ text: Type.String({ maxLength: MAX_TEXT_CHARS }) })]), { minItems: 1, maxItems: 1000 }),
+          documents: Type.Array(Type.Union([Type.String({ maxLength: MAX_TEXT_CHARS }), Type.Object({ text: Type.String({ maxLength: MAX_TEXT_CHARS }) }, { additionalProperties: true, description: 'A document is data: fields beside text are allowed and not used' })]), { minItems: 1, maxItems: 1000 }),
           top_k: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
           top_n: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, description: 'Cohere’s name for top_k' })),
           tier: Type.Optional(RerankTier),
           model: Type.Optional(Type.String({ description: 'Accepted for Cohere clients; a tier name here picks that tier' })),
+          return_documents: Type.Optional(Type.Boolean({ description: 'Accepted for Cohere clients; each result always carries its document' })),
         }),
         response: {
           200: Type.Object({

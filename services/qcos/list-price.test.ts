@@ -53,11 +53,13 @@ describe('the list price of a job', () => {
     const s = suppliersClient(suppliers, sk.key);
 
     const platformJobs: Record<string, string> = {};
+    const qcosJobs: string[] = [];
     for (const id of DEVICES) {
       const expected = list(id);
       const qj = await q.post('/v2/circuits', { circuit: { qasm: BELL, format: 'qasm2' }, backend: id, shots: SHOTS, optimization_level: 1 });
       assert.equal(qj.status, 201, JSON.stringify(qj.body));
       assert.equal(qj.body.estimated_cost_usd, expected, `qcos ${id}`);
+      qcosJobs.push(qj.body.job_id);
 
       const rj = await r.post('/api/v1/runtime/jobs', { backend_id: id, qasm: BELL, shots: SHOTS });
       assert.equal(rj.status, 202, JSON.stringify(rj.body));
@@ -91,8 +93,18 @@ describe('the list price of a job', () => {
     const done = await settled(p, platformJobs.lattice_line_5!, 90);
     assert.equal(done.body.status, 'SETTLED', JSON.stringify(done.body));
     assert.equal(done.body.charged_usd, list('lattice_line_5'));
+    // qcos bills the completed runs at their list price (to the cent).
+    let sum = 0;
+    for (const id of qcosJobs) {
+      const j = (await q.get(`/v2/jobs/${id}?wait=60`)).body;
+      assert.equal(j.status, 'completed', JSON.stringify(j));
+      sum += j.estimated_cost_usd;
+    }
+    assert.equal((await q.get('/v2/account/usage')).body.estimated_bill, Math.round(sum * 100) / 100);
     const executed = await s.post('/api/v1/supplier_c/execute', { qasm: BELL, device_arn: 'arn:lattice:supplier-c:::device/qpu/lattice/lattice_grid_16', shots: SHOTS });
     assert.equal(executed.status, 201, JSON.stringify(executed.body));
+    const task = await s.get(`/api/v1/supplier_c/status/${executed.body.task_id}`);
+    assert.equal(task.body.estimated_cost_usd, list('lattice_grid_16'), 'supplier C holds the list price');
   });
 
   test('every service publishes the same rates for each device', async () => {

@@ -58,7 +58,7 @@ describe('runtime submit', () => {
     assert.equal(Number(row!.n), 0);
   });
 
-  test('a per-minute device job is priced from the gate schedule of the transpiled circuit', async () => {
+  test('a per-minute device job is priced from the gate schedule of the submitted circuit (the catalog list price)', async () => {
     const small = await api.post('/api/v1/runtime/jobs', { backend_id: PER_MINUTE_DEVICE, qasm: BELL, shots: 1000 });
     assert.equal(small.status, 202);
     const basis = small.body.cost_basis;

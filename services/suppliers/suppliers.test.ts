@@ -116,7 +116,7 @@ describe('supplier A (per AQT)', () => {
     assert.equal(cancelled.status, 200, JSON.stringify(cancelled.body));
     assert.equal(cancelled.body.status, 'cancelled');
     assert.equal(cancelled.body.cost_usd, 0);
-    assert.equal((await getBalance(svc.db, accountId)).heldMicros, held - 1_000_000);
+    assert.equal((await getBalance(svc.db, accountId)).heldMicros, held - 600_000, "the waiting job's list price, $0.30 + 10 x $0.03, is released");
     const again = await c.del(`${A}/jobs/${waiting.body.job_id}`);
     assert.equal(again.status, 400);
     assert.equal(again.body.error_code, 'JOB_NOT_CANCELLABLE');

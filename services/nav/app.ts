@@ -1,5 +1,6 @@
 /** Builds the positioning service: the app with the nav error envelope, the live receiver, the guards and every route. */
 import { createSource } from '../../engines/gnss/live/index.ts';
+import { Leadership } from '../../platform/cluster/leader.ts';
 import type { ServiceApp } from '../../platform/http/app.ts';
 import { createServiceApp } from '../../platform/http/app.ts';
 import { requireKey } from '../../platform/http/auth.ts';
@@ -9,6 +10,7 @@ import { formatNavError, navError, NavError } from './errors.ts';
 import { NavEvidence } from './evidence.ts';
 import { limiterFor } from '../../platform/limits/windows.ts';
 import { rateLimitHook } from './limits.ts';
+import { advertisedAddress, LeaderForwarder } from './follower.ts';
 import { NavReceiver } from './receiver.ts';
 import type { NavDeps } from './routes/context.ts';
 import { registerEvidence } from './routes/evidence.ts';
@@ -22,7 +24,6 @@ import { NAV_KEY_PREFIX } from './service.ts';
 import type { NavSettings } from './settings.ts';
 
 export async function buildNavApp(ctx: ServiceContext, options: { prefix: string }, settings: NavSettings): Promise<ServiceApp> {
-  const source = createSource({ source: settings.source, site: settings.site, rate: settings.rate, seed: settings.seed });
   const app = await createServiceApp({
     prefix: options.prefix,
     bodyLimit: 1024 * 1024,
@@ -40,20 +41,17 @@ export async function buildNavApp(ctx: ServiceContext, options: { prefix: string
   });
   app.addSchema(NavError);
 
-  const receiver = new NavReceiver(ctx, source, { oscillator: settings.oscillator, anomalyEpochs: settings.anomalyEpochs, silenceIntervals: settings.silenceIntervals }, (m) =>
-    app.log.info(m),
-  );
-  receiver.start();
-  const control = new ScenarioControl(ctx.db, receiver, settings.controlPollMs, (m) => app.log.info(m));
-  control.start();
-  app.addHook('onClose', async () => {
-    control.stop();
-    await receiver.stop();
-  });
-
+  const log = (m: string) => app.log.info(m);
+  const makeReceiver = () =>
+    new NavReceiver(
+      ctx,
+      createSource({ source: settings.source, site: settings.site, rate: settings.rate, seed: settings.seed }),
+      { oscillator: settings.oscillator, anomalyEpochs: settings.anomalyEpochs, silenceIntervals: settings.silenceIntervals },
+      log,
+    );
   const deps: NavDeps = {
     ctx,
-    receiver,
+    receiver: makeReceiver(),
     evidence: new NavEvidence(ctx),
     settings,
     auth: [
@@ -66,6 +64,39 @@ export async function buildNavApp(ctx: ServiceContext, options: { prefix: string
       rateLimitHook(limiterFor(ctx.db), settings.requestsPerMinute, ctx.now),
     ],
   };
+
+  // One receiver per source in the cluster (follower.ts): this process runs it while it leads.
+  const leadershipName = `nav-receiver:${settings.source}`;
+  const forwarder = new LeaderForwarder(ctx.db, leadershipName, options.prefix);
+  let control: ScenarioControl | null = null;
+  let receiverUsed = false;
+  const leadership = new Leadership(ctx.db, leadershipName, {
+    log,
+    address: () => advertisedAddress(app.server.address()),
+    onGain: async () => {
+      // A receiver that ran once is not started again: a process leading anew starts afresh.
+      if (receiverUsed) deps.receiver = makeReceiver();
+      receiverUsed = true;
+      await deps.receiver.start();
+      control = new ScenarioControl(ctx.db, deps.receiver, settings.controlPollMs, log);
+      control.start();
+    },
+    onLose: async () => {
+      control?.stop();
+      control = null;
+      await deps.receiver.stop();
+    },
+  });
+  app.addHook('onListen', async () => {
+    await leadership.start();
+  });
+  app.addHook('onRequest', async (req, reply) => {
+    if (leadership.isLeader || forwarder.isLocal(req.url)) return;
+    return forwarder.forward(req, reply);
+  });
+  app.addHook('onClose', async () => {
+    await leadership.stop();
+  });
 
   await app.register(
     async (scope) => {

@@ -58,6 +58,9 @@ export class NavReceiver {
   /** An ended holdover whose recovery error the engine had not measured yet when it was written. */
   private unjudgedRow?: { id: string; period: { errorNs?: number; predictedSigmaNs?: number } };
   private lastHoldover = false;
+  /** Open events of a previous leader, to be taken over (loadOpenHistory), and until when. */
+  private adoptable: string[] = [];
+  private adoptUntil = 0;
   private recentSolutions: Solution[] = [];
   /** Wall-clock ms from an epoch's arrival to its verdict, of the last epoch. */
   lastProcessingMs = 0;
@@ -73,7 +76,12 @@ export class NavReceiver {
     this.engineOptions = { nav: { ephemerides: [] }, oscillator: options.oscillator, agcBaselinePercent: 50, positioning: 'kalman', dynamics: 'moving' };
   }
 
-  start(): void {
+  /**
+   * Starts the source. A process that takes over from a leader that died first reads what that
+   * leader left open, so that one attack is one event in the history (adoptOpenEvent).
+   */
+  async start(): Promise<void> {
+    await this.loadOpenHistory().catch((err: unknown) => this.log(`nav: could not read the open history: ${err instanceof Error ? err.message : String(err)}`));
     if (this.options.anomalyEpochs > 0) this.engineOptions.anomalyModel = defaultAnomalyModel(this.options.anomalyEpochs);
     this.source.start({ epoch: (e) => this.onEpoch(e, Date.now()), status: (s) => this.onStatus(s.connected, s.message) });
     const intervalMs = Math.max(5, (1000 * this.source.intervalS) / this.source.rate);
@@ -223,6 +231,34 @@ export class NavReceiver {
     else this.solve({ gpsTime: t }, Date.now());
   }
 
+  /**
+   * Events a previous leader of this source left open (it stopped or died mid-event) are taken
+   * over by the first events this receiver detects within the next 30 epochs; those still
+   * unclaimed then are closed as of when they were last seen. Open holdover periods end now:
+   * this receiver starts its own.
+   */
+  private async loadOpenHistory(): Promise<void> {
+    const source = this.source.description;
+    const rows = await this.ctx.db.query<{ event_id: string }>(
+      'SELECT event_id FROM nav_spoofing_events WHERE resolved_at IS NULL AND source = $1 ORDER BY started_at DESC',
+      [source],
+    );
+    this.adoptable = rows.map((r) => r.event_id);
+    this.adoptUntil = Date.now() + Math.max(5_000, (30_000 * this.source.intervalS) / this.source.rate);
+    await this.ctx.db.query('UPDATE nav_holdovers SET ended_at = now() WHERE ended_at IS NULL AND source = $1', [source]);
+  }
+
+  private adoptOpenEvent(): string | undefined {
+    return Date.now() < this.adoptUntil ? this.adoptable.shift() : undefined;
+  }
+
+  private closeUnclaimedEvents(): void {
+    if (this.adoptable.length === 0 || Date.now() < this.adoptUntil) return;
+    const ids = this.adoptable;
+    this.adoptable = [];
+    this.queue(() => this.ctx.db.query('UPDATE nav_spoofing_events SET resolved_at = last_at WHERE event_id = ANY($1) AND resolved_at IS NULL', [ids]));
+  }
+
   private queue(write: () => Promise<unknown>): void {
     this.writes = this.writes.then(write).then(
       () => undefined,
@@ -231,6 +267,7 @@ export class NavReceiver {
   }
 
   private recordEvents(s: Solution): void {
+    this.closeUnclaimedEvents();
     const sourceName = this.source.description;
     const engine = this.engine;
     if (engine && s.solver === 'engine') {
@@ -240,7 +277,7 @@ export class NavReceiver {
         // Written again when its status, checks or resolution change, and every 10 s of its duration.
         const state = `${ev.status}|${ev.checks.join(',')}|${ev.resolved}|${Math.floor((ev.last - ev.start) / 10)}`;
         if (known && known.written === state) continue;
-        const id = known?.id ?? newId('spf');
+        const id = known?.id ?? this.adoptOpenEvent() ?? newId('spf');
         this.eventIds.set(ev, { id, written: state });
         const row = [
           id,

@@ -17,7 +17,7 @@ const N = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Uni
 const r = (v: number, d = 3) => Math.round(v * 10 ** d) / 10 ** d;
 
 export function registerHoldover(app: ServiceApp, deps: NavDeps): void {
-  const { receiver, ctx } = deps;
+  const { ctx } = deps;
 
   const lastCalibration = async () =>
     (await ctx.db.query<{ calibrated_at: Date; drift_sigma_ns_per_hour: number }>('SELECT calibrated_at, drift_sigma_ns_per_hour FROM nav_calibrations ORDER BY calibrated_at DESC LIMIT 1'))[0];
@@ -45,12 +45,12 @@ export function registerHoldover(app: ServiceApp, deps: NavDeps): void {
       },
     },
     async () => {
-      const engine = receiver.gnssEngine;
+      const engine = deps.receiver.gnssEngine;
       const cal = await lastCalibration();
       if (!engine) {
-        return ok({ active: receiver.latest?.holdover ?? true, ready: false, last_calibration: cal ? new Date(cal.calibrated_at).toISOString() : null, estimated_drift_ns_per_hour: null, drift_sigma_ns_per_hour: null, max_holdover_duration_h: null, current_holdover_age_s: 0, oscillator: deps.settings.oscillator });
+        return ok({ active: deps.receiver.latest?.holdover ?? true, ready: false, last_calibration: cal ? new Date(cal.calibrated_at).toISOString() : null, estimated_drift_ns_per_hour: null, drift_sigma_ns_per_hour: null, max_holdover_duration_h: null, current_holdover_age_s: 0, oscillator: deps.settings.oscillator });
       }
-      const rep = holdoverReport(engine, receiver.nowGps());
+      const rep = holdoverReport(engine, deps.receiver.nowGps());
       return ok({ ...rep, last_calibration: cal ? new Date(cal.calibrated_at).toISOString() : rep.last_calibration });
     },
   );
@@ -77,12 +77,12 @@ export function registerHoldover(app: ServiceApp, deps: NavDeps): void {
       },
     },
     async () => {
-      const fit = receiver.clockHistory.fit();
+      const fit = deps.receiver.clockHistory.fit();
       if (!fit) {
-        return ok({ calibration_status: 'insufficient_data', calibration_time_s: 0, new_drift_estimate_ns_per_hour: null, drift_sigma_ns_per_hour: null, improvement_percent: null, samples: receiver.clockHistory.size, residual_rms_ns: null });
+        return ok({ calibration_status: 'insufficient_data', calibration_time_s: 0, new_drift_estimate_ns_per_hour: null, drift_sigma_ns_per_hour: null, improvement_percent: null, samples: deps.receiver.clockHistory.size, residual_rms_ns: null });
       }
       const sigmaNsH = fit.driftSigma * 3600e9;
-      const previous = (await lastCalibration())?.drift_sigma_ns_per_hour ?? (receiver.gnssEngine?.clock.initialised ? receiver.gnssEngine.clock.state().driftSigma * 3600e9 : null);
+      const previous = (await lastCalibration())?.drift_sigma_ns_per_hour ?? (deps.receiver.gnssEngine?.clock.initialised ? deps.receiver.gnssEngine.clock.state().driftSigma * 3600e9 : null);
       const improvement = previous ? r(100 * (1 - sigmaNsH / Number(previous)), 1) : null;
       const row = {
         calibration_status: 'completed',
@@ -123,8 +123,8 @@ export function registerHoldover(app: ServiceApp, deps: NavDeps): void {
       },
     },
     async () => {
-      await receiver.flush();
-      const now = gpsToUnixMs(receiver.nowGps());
+      await deps.receiver.flush();
+      const now = gpsToUnixMs(deps.receiver.nowGps());
       const since = now - 86_400_000;
       const rows = await ctx.db.query<{ started_at: Date; ended_at: Date | null; error_ns: number | null; predicted_sigma_ns: number | null }>(
         'SELECT started_at, ended_at, error_ns, predicted_sigma_ns FROM nav_holdovers WHERE COALESCE(ended_at, $1) >= $2',

@@ -42,7 +42,6 @@ const PositionResponse = Type.Object({
 });
 
 export function registerPosition(app: ServiceApp, deps: NavDeps): void {
-  const { receiver } = deps;
 
   app.post(
     '/position',
@@ -56,9 +55,9 @@ export function registerPosition(app: ServiceApp, deps: NavDeps): void {
       if (!isEvidenceAlgorithm(algorithm)) {
         throw navError('UNSUPPORTED_ALGORITHM', `pqc_algorithm must be ML-DSA-65 or ML-DSA-87, got "${algorithm}"`);
       }
-      const s = receiver.latest;
+      const s = deps.receiver.latest;
       if (!s?.position) {
-        throw navError('NO_FIX', `No position available: ${s?.noFixReason ?? 'the source has delivered no epoch yet'} (source: ${receiver.sourceStatus.message})`, { 'retry-after': '1' });
+        throw navError('NO_FIX', `No position available: ${s?.noFixReason ?? 'the source has delivered no epoch yet'} (source: ${deps.receiver.sourceStatus.message})`, { 'retry-after': '1' });
       }
       const constellations = s.integrity.constellations;
       if (body.require_multi_constellation === true && constellations.length < 2) {
@@ -68,24 +67,24 @@ export function registerPosition(app: ServiceApp, deps: NavDeps): void {
         );
       }
       const integrity = { ...s.integrity, spoofing_detected: body.spoofing_check === false ? null : s.integrity.spoofing_detected };
-      const timing = currentTiming(receiver, { includeBounds: true });
+      const timing = currentTiming(deps.receiver, { includeBounds: true });
       const positionId = newId('pos');
       const { accountId } = identityOf(req);
       const createdAt = deps.ctx.now();
       await deps.ctx.db.query(
         'INSERT INTO nav_positions (position_id, account_id, position, integrity, timing, source, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7)',
-        [positionId, accountId, JSON.stringify(s.position), JSON.stringify(integrity), JSON.stringify(timing), receiver.source.description, createdAt],
+        [positionId, accountId, JSON.stringify(s.position), JSON.stringify(integrity), JSON.stringify(timing), deps.receiver.source.description, createdAt],
       );
       const signature = body.authenticate === false ? null : await deps.evidence.signPosition({ position_id: positionId, position: s.position, integrity }, algorithm);
       let bundleId: string | null = null;
       if (body.generate_evidence === true) {
         const bundle = await deps.evidence.issue(
-          { position_id: positionId, account_id: accountId, position: { ...s.position }, integrity: { ...integrity }, timing: { ...timing }, source: receiver.source.description, created_at: createdAt },
-          { includeTiming: true, includeIntegrity: true, algorithm, receiverNowMs: gpsToUnixMs(receiver.nowGps()) },
+          { position_id: positionId, account_id: accountId, position: { ...s.position }, integrity: { ...integrity }, timing: { ...timing }, source: deps.receiver.source.description, created_at: createdAt },
+          { includeTiming: true, includeIntegrity: true, algorithm, receiverNowMs: gpsToUnixMs(deps.receiver.nowGps()) },
         );
         bundleId = bundle.bundle_id as string;
       }
-      return ok({ position_id: positionId, position: s.position, integrity, evidence_bundle_id: bundleId, signature, age_ms: Date.now() - s.receivedAt, source: receiver.source.description });
+      return ok({ position_id: positionId, position: s.position, integrity, evidence_bundle_id: bundleId, signature, age_ms: Date.now() - s.receivedAt, source: deps.receiver.source.description });
     },
   );
 
@@ -106,8 +105,8 @@ export function registerPosition(app: ServiceApp, deps: NavDeps): void {
       },
     },
     async (_req, reply) => {
-      const json = receiver.latestPositionJson();
-      const s = receiver.latest;
+      const json = deps.receiver.latestPositionJson();
+      const s = deps.receiver.latest;
       if (json === null || !s) throw navError('NO_FIX', `No position available: ${s?.noFixReason ?? 'the source has delivered no epoch yet'}`, { 'retry-after': '1' });
       // Prepared when the epoch was solved: only the age is added here.
       return reply.type("application/json; charset=utf-8").send(`{"success":true,"data":{"position":${json},"age_ms":${Date.now() - s.receivedAt}}}` as never);

@@ -32,7 +32,6 @@ function latestOrFail(deps: NavDeps): Solution {
 const iso = (gps: number) => new Date(gpsToUnixMs(gps)).toISOString();
 
 export function registerSpoofing(app: ServiceApp, deps: NavDeps): void {
-  const { receiver } = deps;
 
   app.get(
     '/spoofing/status',
@@ -108,7 +107,7 @@ export function registerSpoofing(app: ServiceApp, deps: NavDeps): void {
       const sp = s.spoofing;
       let window;
       if ((body.depth ?? 'full') === 'full') {
-        const recent = receiver.recent.slice(-60);
+        const recent = deps.receiver.recent.slice(-60);
         const warnings = recent.filter((x) => x.spoofing.status === 'warning').length;
         const alerts = recent.filter((x) => x.spoofing.status === 'alert').length;
         window = { epochs: recent.length, from: iso(recent[0]!.gpsTime), to: iso(recent[recent.length - 1]!.gpsTime), warnings, alerts, worst_status: alerts ? 'alert' : warnings ? 'warning' : 'clear' };
@@ -160,8 +159,8 @@ export function registerSpoofing(app: ServiceApp, deps: NavDeps): void {
       },
     },
     async (req) => {
-      await receiver.flush();
-      const nowMs = gpsToUnixMs(receiver.nowGps());
+      await deps.receiver.flush();
+      const nowMs = gpsToUnixMs(deps.receiver.nowGps());
       const to = req.query.to ? Date.parse(req.query.to) : nowMs;
       const from = req.query.from ? Date.parse(req.query.from) : to - 86_400_000;
       if (!Number.isFinite(from) || !Number.isFinite(to)) throw navError('INVALID_REQUEST', 'from and to must be ISO 8601 date-times');

@@ -15,7 +15,6 @@ import { Timing } from './schemas.ts';
 const N = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()]);
 
 export function registerTiming(app: ServiceApp, deps: NavDeps): void {
-  const { receiver } = deps;
 
   app.post(
     '/timing',
@@ -36,7 +35,7 @@ export function registerTiming(app: ServiceApp, deps: NavDeps): void {
     },
     async (req) => {
       const body = req.body ?? {};
-      const t = currentTiming(receiver, { includeBounds: body.include_bounds === true });
+      const t = currentTiming(deps.receiver, { includeBounds: body.include_bounds === true });
       if (t.source === 'none') throw navError('NO_TIME', 'No time yet: the receiver has not measured its clock (no fix so far)', { 'retry-after': '1' });
       if (t.source === 'holdover' && body.fallback_to_holdover === false) {
         throw navError('NO_TIME', 'No GNSS time: the receiver is in holdover and fallback_to_holdover is false', { 'retry-after': '1' });
@@ -66,12 +65,12 @@ export function registerTiming(app: ServiceApp, deps: NavDeps): void {
       },
     },
     async () => {
-      const engine = receiver.gnssEngine;
+      const engine = deps.receiver.gnssEngine;
       if (!engine) {
-        const held = receiver.latest?.holdover ?? true;
-        return ok({ status: !receiver.latest ? 'acquiring' : held ? 'holdover' : 'locked', source: !receiver.latest ? 'none' : held ? 'holdover' : 'gnss', last_sync: receiver.latest?.position?.timestamp ?? null, accuracy_ns: null, holdover_ready: false, holdover_calibration_age_h: null });
+        const held = deps.receiver.latest?.holdover ?? true;
+        return ok({ status: !deps.receiver.latest ? 'acquiring' : held ? 'holdover' : 'locked', source: !deps.receiver.latest ? 'none' : held ? 'holdover' : 'gnss', last_sync: deps.receiver.latest?.position?.timestamp ?? null, accuracy_ns: null, holdover_ready: false, holdover_calibration_age_h: null });
       }
-      const reading = receiver.nowGps();
+      const reading = deps.receiver.nowGps();
       const t = engine.clock.initialised ? reading - engine.clock.predict(reading).offset : reading;
       return ok(timingStatusReport(engine, t));
     },
@@ -97,17 +96,17 @@ export function registerTiming(app: ServiceApp, deps: NavDeps): void {
       },
     },
     async () => {
-      const engine = receiver.gnssEngine;
+      const engine = deps.receiver.gnssEngine;
       if (!engine) throw navError('SYNC_FAILED', 'This source reports only its own fixes: the service has no clock measurement to resynchronise on');
       const started = performance.now();
-      const before = engine.clock.initialised ? engine.holdover(receiver.nowGps()) : undefined;
-      const timeoutMs = Math.min(10_000, Math.max(1000, ((5 * 1000 * receiver.source.intervalS) / receiver.source.rate)));
-      let seq = receiver.latest?.seq ?? 0;
+      const before = engine.clock.initialised ? engine.holdover(deps.receiver.nowGps()) : undefined;
+      const timeoutMs = Math.min(10_000, Math.max(1000, ((5 * 1000 * deps.receiver.source.intervalS) / deps.receiver.source.rate)));
+      let seq = deps.receiver.latest?.seq ?? 0;
       // The next epoch whose clock measurement the filter accepted (not in holdover).
       for (;;) {
         const left = timeoutMs - (performance.now() - started);
-        const s = left > 0 ? await receiver.nextSolution(seq, left) : null;
-        if (!s) throw navError('SYNC_FAILED', `No clock measurement within ${Math.round(timeoutMs)} ms: the receiver is in holdover (${receiver.sourceStatus.message})`);
+        const s = left > 0 ? await deps.receiver.nextSolution(seq, left) : null;
+        if (!s) throw navError('SYNC_FAILED', `No clock measurement within ${Math.round(timeoutMs)} ms: the receiver is in holdover (${deps.receiver.sourceStatus.message})`);
         seq = s.seq;
         const update = s.assessment?.clock.update;
         if (!s.holdover && update && !update.rejected) {

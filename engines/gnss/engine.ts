@@ -99,7 +99,9 @@ export class GnssEngine {
     if ((options.positioning ?? 'kalman') === 'kalman') {
       this.positioning = new FilteredPositioning({
         dynamics: options.dynamics ?? 'moving',
-        oscillator: options.oscillator ?? 'OCXO',
+        // The position filter models the receiver clock as a TCXO whatever the timing oscillator:
+        // the least stable class is never over-confident, costs nothing with four or more
+        // satellites, and keeps live positions identical to `solveFile` on the same data.
         elevationMaskDeg: options.elevationMaskDeg ?? 10,
         iono: options.nav.iono,
       });

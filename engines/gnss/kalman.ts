@@ -32,6 +32,8 @@ export interface KalmanOptions {
   iono?: IonoCoefficients;
   /** False-alarm probability of the innovation gate per measurement (default 1e-5, the RAIM value). */
   pfa?: number;
+  /** Run backwards in time (epochs fed newest first), for a forward-backward combined solution. */
+  backward?: boolean;
 }
 
 export interface KalmanFix {
@@ -45,6 +47,8 @@ export interface KalmanFix {
   clockDrift: number;
   /** One-sigma east, north, up from the filter covariance, metres. */
   sigmaEnu: Vec3;
+  /** Covariance of the ECEF position, m^2. */
+  covariance: number[][];
   /** Satellites whose pseudorange updated the state this epoch. */
   used: string[];
   /** Satellites whose innovation failed the gate (left out this epoch). */
@@ -88,6 +92,8 @@ export class PositionFilter {
   private t?: number;
   private reference?: Constellation;
   private readonly isbIndex = new Map<Constellation, number>();
+  /** +1 forward in time; -1 for the backward pass of a forward-backward (combined) solution. */
+  private readonly direction: 1 | -1;
   /** Restarts from a single-point fix after the first (why each happened is on its epoch's result). */
   restarts = 0;
 
@@ -99,6 +105,7 @@ export class PositionFilter {
     this.mask = (options.elevationMaskDeg ?? 10) * RAD;
     this.iono = options.iono;
     this.gate = chi2Quantile(options.pfa ?? 1e-5, 1);
+    this.direction = options.backward ? -1 : 1;
   }
 
   get initialised(): boolean {
@@ -121,7 +128,7 @@ export class PositionFilter {
    */
   update(time: number, meas: SatMeasurement[], spp: SppFix | undefined): KalmanFix | undefined {
     let initialised: string | undefined;
-    if (this.t === undefined || time < this.t) {
+    if (this.t === undefined || this.direction * (time - this.t) < 0) {
       if (!spp) return undefined;
       this.start(spp);
       initialised = 'cold start from the single-point fix';
@@ -172,30 +179,33 @@ export class PositionFilter {
     return k;
   }
 
-  private predict(dt: number): void {
-    if (dt <= 0) return;
+  /** Propagates by dt seconds (negative on the backward pass: the transition runs back, the noise still grows). */
+  private predict(signedDt: number): void {
+    const dt = Math.abs(signedDt);
+    const sign = Math.sign(signedDt);
+    if (dt === 0) return;
     const n = this.x.length;
     // x' = F x: position integrates velocity, clock bias integrates drift.
-    for (let k = 0; k < 3; k++) this.x[POS + k] += this.x[VEL + k] * dt;
-    this.x[CLK] += this.x[DRIFT] * dt;
+    for (let k = 0; k < 3; k++) this.x[POS + k] += this.x[VEL + k] * signedDt;
+    this.x[CLK] += this.x[DRIFT] * signedDt;
     const f = identity(n);
-    for (let k = 0; k < 3; k++) f[POS + k][VEL + k] = dt;
-    f[CLK][DRIFT] = dt;
+    for (let k = 0; k < 3; k++) f[POS + k][VEL + k] = signedDt;
+    f[CLK][DRIFT] = signedDt;
     this.p = mul(mul(f, this.p), transpose(f));
     if (this.dynamics === 'moving') {
       const q = this.q;
       for (let k = 0; k < 3; k++) {
         this.p[POS + k][POS + k] += (q * dt ** 3) / 3;
-        this.p[POS + k][VEL + k] += (q * dt * dt) / 2;
-        this.p[VEL + k][POS + k] += (q * dt * dt) / 2;
+        this.p[POS + k][VEL + k] += (sign * q * dt * dt) / 2;
+        this.p[VEL + k][POS + k] += (sign * q * dt * dt) / 2;
         this.p[VEL + k][VEL + k] += q * dt;
       }
     }
     const c2 = CLIGHT * CLIGHT;
     const qc = clockProcessNoise(this.oscillator, dt);
     this.p[CLK][CLK] += c2 * qc[0][0];
-    this.p[CLK][DRIFT] += c2 * qc[0][1];
-    this.p[DRIFT][CLK] += c2 * qc[0][1];
+    this.p[CLK][DRIFT] += sign * c2 * qc[0][1];
+    this.p[DRIFT][CLK] += sign * c2 * qc[0][1];
     this.p[DRIFT][DRIFT] += c2 * qc[1][1];
     // Inter-system biases are receiver hardware delays: a random walk of 1 cm per square root
     // of a second lets them follow temperature over hours without absorbing the clock.
@@ -304,6 +314,7 @@ export class PositionFilter {
       clockBias,
       clockDrift: this.x[DRIFT],
       sigmaEnu: sig,
+      covariance: [0, 1, 2].map((a) => [0, 1, 2].map((b) => this.p[a][b])),
       used: o.used,
       rejected: o.rejected,
       residuals: [],

@@ -23,6 +23,15 @@ export interface PositioningOptions {
   oscillator?: OscillatorClass;
   elevationMaskDeg?: number;
   iono?: IonoCoefficients;
+  /**
+   * File solutions only: also run the filter backwards over the file and combine the two
+   * solutions of each epoch by their covariances (RTKLIB's forward-backward "combined"
+   * solution type). Every epoch then uses the whole file, as a post-processed solution can;
+   * a live receiver has only the forward filter.
+   */
+  combined?: boolean;
+  /** Run backwards in time (the backward pass of a combined solution). */
+  backward?: boolean;
 }
 
 /** Carrier frequencies of a satellite's first and second signals, Hz (GLONASS from its broadcast channel number). */
@@ -76,8 +85,12 @@ export class FilteredPositioning {
       oscillator: options.oscillator,
       elevationMaskDeg: options.elevationMaskDeg,
       iono: options.iono,
+      backward: options.backward,
     });
+    this.direction = options.backward ? -1 : 1;
   }
+
+  private readonly direction: 1 | -1;
 
   /** Starts afresh (time went backwards, a new session). */
   reset(): void {
@@ -86,7 +99,8 @@ export class FilteredPositioning {
   }
 
   step(epoch: ObsEpoch, store: EphemerisStore, raw: SatMeasurement[], raim: RaimResult): FilteredEpoch {
-    const smoothed = this.hatch ? this.hatch.update(epoch.time, epoch.sats, (o) => frequenciesOf(o, store, epoch.time)) : [];
+    // The smoother only needs time to advance: backwards, it runs on negated time tags.
+    const smoothed = this.hatch ? this.hatch.update(this.direction * epoch.time, epoch.sats, (o) => frequenciesOf(o, store, epoch.time)) : [];
     const bySat = new Map(smoothed.map((s) => [s.sat, s]));
     const rawCode = new Map(epoch.sats.map((o) => [o.sat, o.pseudorange]));
     for (const sat of raim.excluded) this.hatch?.forget(sat);

@@ -2,7 +2,9 @@
 import { constellationOf, type Constellation } from './constants.ts';
 import { EphemerisStore } from './ephemeris/select.ts';
 import type { NavData } from './ephemeris/types.ts';
-import { ecefToEnu, ecefToGeodetic, sub } from './geodesy.ts';
+import { ecefToEnu, ecefToGeodetic, enuMatrix, sub, type Vec3 } from './geodesy.ts';
+import type { KalmanFix } from './kalman.ts';
+import { invert } from './linalg.ts';
 import { prepareEpoch } from './measurements.ts';
 import { FilteredPositioning, type PositioningOptions } from './positioning.ts';
 import { solveWithRaim, type RaimOptions } from './raim.ts';
@@ -52,7 +54,7 @@ export interface SolveSummary {
   mean_satellites_used: number;
   constellations: Constellation[];
   /** The solver: `kalman` with its motion model (`static` or `moving`), or `spp`. */
-  positioning: { mode: 'kalman' | 'spp'; dynamics?: 'static' | 'moving'; smoothing?: boolean };
+  positioning: { mode: 'kalman' | 'spp'; dynamics?: 'static' | 'moving'; smoothing?: boolean; combined?: boolean };
   /** Kalman filter restarts after the cold start (measurements inconsistent with the filter). */
   filter_restarts?: number;
   /** Errors against the header's APPROX POSITION XYZ (the surveyed marker), when the header gives it. */
@@ -94,9 +96,22 @@ export function solveFile(obs: ObsFile, nav: NavData, spp: SppOptions = {}, raim
   let sats = 0;
   let faults = 0;
   let exclusions = 0;
-  for (const ep of obs.epochs) {
+  // Pass 1: RAIM on every epoch, and the forward filter.
+  const passes = obs.epochs.map((ep) => {
     const { measurements } = prepareEpoch(ep, store);
     const r = solveWithRaim(ep.time, measurements, { iono: nav.iono, ...spp }, raim);
+    return { ep, measurements, r, kf: filtered?.step(ep, store, measurements, r).fix };
+  });
+  if (filtered && positioning.combined) {
+    // Pass 2: the same filter backwards over the file, combined with the forward one per epoch.
+    const backward = new FilteredPositioning({ ...positioning, dynamics, iono: nav.iono, elevationMaskDeg: spp.elevationMaskDeg ?? positioning.elevationMaskDeg, backward: true });
+    for (let k = passes.length - 1; k >= 0; k--) {
+      const p = passes[k];
+      const b = backward.step(p.ep, store, p.measurements, p.r).fix;
+      if (p.kf && b) p.kf = combine(p.kf, b);
+    }
+  }
+  for (const { ep, r, kf } of passes) {
     const raimReport: RaimReport = {
       fault_detected: r.faultDetected,
       excluded: r.excluded,
@@ -106,7 +121,6 @@ export function solveFile(obs: ObsFile, nav: NavData, spp: SppOptions = {}, raim
     if (r.faultDetected) faults++;
     exclusions += r.excluded.length;
     const s = r.solution;
-    const kf = filtered?.step(ep, store, measurements, r).fix;
     if (!s.fix && !kf) {
       epochs.push({ time: gpsToIso(ep.time), fix: false, reason: s.fix ? 'no fix' : s.reason, satellites_used: 0, raim: raimReport });
       continue;
@@ -162,7 +176,7 @@ export function solveFile(obs: ObsFile, nav: NavData, spp: SppOptions = {}, raim
     exclusions,
     mean_satellites_used: fixes ? round(sats / fixes, 2) : 0,
     constellations: [...constellations].sort(),
-    positioning: mode === 'kalman' ? { mode, dynamics, smoothing: positioning.smoothing !== false } : { mode },
+    positioning: mode === 'kalman' ? { mode, dynamics, smoothing: positioning.smoothing !== false, combined: positioning.combined === true } : { mode },
   };
   if (filtered) summary.filter_restarts = filtered.filter.restarts;
   if (truthGeo && fixes) {
@@ -172,6 +186,22 @@ export function solveFile(obs: ObsFile, nav: NavData, spp: SppOptions = {}, raim
     summary.max_horizontal_error_m = round(hMax, 3);
   }
   return { epochs, summary };
+}
+
+/** Forward and backward filter solutions of one epoch combined by their position covariances. */
+function combine(f: KalmanFix, b: KalmanFix): KalmanFix {
+  const fi = invert(f.covariance);
+  const bi = invert(b.covariance);
+  if (!fi || !bi) return f;
+  const info = fi.map((row, i) => row.map((v, j) => v + bi[i][j]));
+  const cov = invert(info);
+  if (!cov) return f;
+  const rhs = [0, 1, 2].map((i) => [0, 1, 2].reduce((a, j) => a + fi[i][j] * f.position[j] + bi[i][j] * b.position[j], 0));
+  const position = [0, 1, 2].map((i) => [0, 1, 2].reduce((a, j) => a + cov[i][j] * rhs[j], 0)) as Vec3;
+  const geodetic = ecefToGeodetic(position);
+  const e = enuMatrix(geodetic);
+  const sigmaEnu = e.map((row) => Math.sqrt(Math.max(0, [0, 1, 2].reduce((a, i) => a + [0, 1, 2].reduce((c, j) => c + row[i] * cov[i][j] * row[j], 0), 0)))) as Vec3;
+  return { ...f, position, geodetic, sigmaEnu, covariance: cov };
 }
 
 function round(v: number, digits: number): number {

@@ -53,6 +53,16 @@ test('the console routes refuse fields they do not take, in the gateway shape', 
   const logout = await call(`${gw.url}/api/auth/logout`, { body: { everywhere: true }, headers: { cookie } });
   assert.equal(logout.status, 400);
   assert.match(logout.body.error.message, /body\.everywhere is not a known field; this route takes no body/);
+  const create = await call(`${gw.url}/api/api-keys`, { body: { name: 'k', spend_limit: 5 }, headers: { cookie } });
+  assert.equal(create.status, 400, JSON.stringify(create.body));
+  assert.match(create.body.error.message, /body\.spend_limit is not a known field; known fields: name, scopes/);
+  const made = await call(`${gw.url}/api/api-keys`, { body: { name: 'k' }, headers: { cookie } });
+  assert.equal(made.status, 201);
+  const patch = await call(`${gw.url}/api/api-keys/${made.body.id}`, { method: 'PATCH', body: { spend_limit: 5 }, headers: { cookie } });
+  assert.equal(patch.status, 400, JSON.stringify(patch.body));
+  assert.match(patch.body.error.message, /body\.spend_limit is not a known field \(did you mean spendLimit\?\)/);
+  const keys = await call(`${gw.url}/api/api-keys`, { headers: { cookie } });
+  assert.equal(keys.body.data.find((k: { id: string }) => k.id === made.body.id).spendLimit, null, 'the refused change changed nothing');
   const usage = await call(`${gw.url}/api/usage?dayz=7`, { headers: { cookie } });
   assert.equal(usage.status, 400);
   assert.match(usage.body.error.message, /querystring\.dayz is not a known field \(did you mean days\?\)/);

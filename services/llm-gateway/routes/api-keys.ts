@@ -1,4 +1,6 @@
 /** Console API keys: POST/GET /api/api-keys, PATCH/DELETE /api/api-keys/{id} (session cookie, never an API key). */
+import { announceChange } from '../../../platform/storage/changes.ts';
+import { KEY_LIMIT_CHANGES } from '../gateway.ts';
 import { Type } from 'typebox';
 import type { ServiceApp } from '../../../platform/http/app.ts';
 import { GatewayError, errors } from '../errors.ts';
@@ -54,7 +56,7 @@ export function registerApiKeys(app: ServiceApp, deps: GatewayDeps): void {
             name: Type.Unknown({ description: 'label of the key' }),
             scopes: Type.Optional(Type.Unknown({ description: 'what the key may do: a non-empty list of chat:write, models:read; both when left out' })),
           },
-          { additionalProperties: true },
+          { additionalProperties: false },
         ),
         response: {
           // The spec's four fields; the key's scopes are in the list.
@@ -94,7 +96,7 @@ export function registerApiKeys(app: ServiceApp, deps: GatewayDeps): void {
         params: IdParams,
         body: Type.Object(
           { name: Type.Optional(Type.Unknown()), spendLimit: Type.Optional(Type.Unknown()), rpmLimit: Type.Optional(Type.Unknown()), tpmLimit: Type.Optional(Type.Unknown()) },
-          { additionalProperties: true },
+          { additionalProperties: false },
         ),
         response: { 200: KeyView, '4xx': GatewayError },
       },
@@ -117,6 +119,8 @@ export function registerApiKeys(app: ServiceApp, deps: GatewayDeps): void {
       if (patch.spendLimitMicros !== undefined) await deps.gateway.leases.retireKey(id);
       const updated = await updateKey(db, accountId, id, patch);
       deps.gateway.forgetLimits(id);
+      // Every other process drops its copy of the limits and retires its leases of the key too.
+      await announceChange(db, KEY_LIMIT_CHANGES, id);
       return updated;
     },
   );

@@ -2,14 +2,19 @@
  * Query-document features for the classic reranker, each computed from the texts and the
  * index's statistics only (no model): lexical match strength, title match, coverage of the
  * query's informative terms, term proximity, phrase (bigram) matches, dense similarity, and
- * similarity to the pseudo-relevant centroid of the first stage's best documents, and BM25
- * of an RM3-style query expanded with that centroid's strongest terms.
+ * similarity to the pseudo-relevant centroid of the first stage's best documents, BM25 of an
+ * RM3-style query expanded with that centroid's strongest terms, and BM25 of the query as
+ * written (the first stage may have ranked by an expanded query). Terms come from the
+ * index's analyzer (text/analyzer.ts), so that document frequencies from the index match.
+ * None of them names a collection: each is a ratio or a similarity that means the same on
+ * any corpus, which is what lets weights learned on one set of queries carry to others.
  */
 import { cosine } from '../embed/hashing.ts';
-import { idf } from '../retrieval/bm25.ts';
+import { DEFAULT_BM25, idf } from '../retrieval/bm25.ts';
 import type { Candidate, RerankContext } from '../retrieval/search-index.ts';
 import { indexedText } from '../retrieval/search-index.ts';
-import { termCounts, terms } from '../text/tokenize.ts';
+import { analyze } from '../text/analyzer.ts';
+import { termCounts } from '../text/tokenize.ts';
 
 export const FEATURE_NAMES = [
   'first_stage',
@@ -21,6 +26,8 @@ export const FEATURE_NAMES = [
   'dense',
   'prf',
   'rm3',
+  'bm25_query',
+  'latent',
 ] as const;
 
 export const FEATURE_COUNT = FEATURE_NAMES.length;
@@ -68,9 +75,9 @@ function minDistance(positions: ReadonlyMap<string, number[]>, a: string, b: str
 
 /** One feature row per candidate, in candidate order; every feature lies in about [0, 1]. */
 export async function extractFeatures(query: string, candidates: readonly Candidate[], ctx: RerankContext): Promise<number[][]> {
-  const qTerms = terms(query);
+  const qTerms = analyze(query);
   const qCounts = termCounts(qTerms);
-  const docTerms = candidates.map((c) => terms(indexedText(c)));
+  const docTerms = candidates.map((c) => analyze(indexedText(c)));
   const vocab = new Set<string>(qCounts.keys());
   for (const list of docTerms.slice(0, PRF_DEPTH)) for (const t of list) vocab.add(t);
   const df = await ctx.df([...vocab]);
@@ -98,21 +105,27 @@ export async function extractFeatures(query: string, candidates: readonly Candid
   const strongest = [...centroid].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).slice(0, EXPANSION_TERMS);
   const strongTotal = strongest.reduce((s, [, x]) => s + x, 0) || 1;
   for (const [t, x] of strongest) expanded.set(t, (expanded.get(t) ?? 0) + 0.5 * (x / strongTotal));
-  const k1 = 1.2;
-  const b = 0.75;
-  const rm3 = docTerms.map((list) => {
-    const counts = termCounts(list);
-    const norm = 1 - b + (b * list.length) / (ctx.avgdl || 1);
-    let s = 0;
-    for (const [t, weight] of expanded) {
-      const tf = counts.get(t) ?? 0;
-      if (tf) s += weight * w(t) * ((tf * (k1 + 1)) / (tf + k1 * norm));
-    }
-    return s;
-  });
+  const { k1, b } = DEFAULT_BM25;
+  const docCounts = docTerms.map((list) => termCounts(list));
+  const bm25Of = (weights: ReadonlyMap<string, number>): number[] =>
+    docTerms.map((list, k) => {
+      const counts = docCounts[k];
+      const norm = 1 - b + (b * list.length) / (ctx.avgdl || 1);
+      let s = 0;
+      for (const [t, weight] of weights) {
+        const tf = counts.get(t) ?? 0;
+        if (tf) s += weight * w(t) * ((tf * (k1 + 1)) / (tf + k1 * norm));
+      }
+      return s;
+    });
+  const rm3 = bm25Of(expanded);
   const rm3Top = Math.max(...rm3, 1e-9);
+  const plain = bm25Of(qCounts);
+  const plainTop = Math.max(...plain, 1e-9);
 
   const [qVec, ...dVecs] = await ctx.embed([query, ...candidates.map(indexedText)]);
+  // Without an index (the rerank API's plain lists) there is no latent space: the feature is 0.
+  const latent = ctx.latent ? await ctx.latent(query, candidates.map((c) => c.doc_id)) : candidates.map(() => 0);
   const top = Math.max(...candidates.map((c) => c.score), 1e-9);
 
   return candidates.map((c, k) => {
@@ -126,7 +139,7 @@ export async function extractFeatures(query: string, candidates: readonly Candid
         positions.set(t, arr);
       }
     });
-    const titleTerms = new Set(terms(c.title));
+    const titleTerms = new Set(analyze(c.title));
     let coverage = 0;
     let titleCoverage = 0;
     for (const t of qCounts.keys()) {
@@ -151,6 +164,8 @@ export async function extractFeatures(query: string, candidates: readonly Candid
       Math.max(0, cosine(qVec, dVecs[k])),
       Math.max(0, sparseDot(docVectors[k], centroid)),
       rm3[k] / rm3Top,
+      plain[k] / plainTop,
+      Math.max(0, latent[k]),
     ];
   });
 }

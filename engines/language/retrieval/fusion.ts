@@ -30,6 +30,17 @@ export function fuse(lexical: readonly Scored[], dense: readonly Scored[], lexic
   return out;
 }
 
+/** Convex fusion of any number of lists, each min-max normalised over its own candidates; weights should sum to 1. */
+export function fuseWeighted(lists: readonly { list: readonly Scored[]; weight: number }[]): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const { list, weight } of lists) {
+    if (weight === 0) continue;
+    for (const [id, x] of normalise(list)) out.set(id, (out.get(id) ?? 0) + weight * x);
+  }
+  for (const { list } of lists) for (const s of list) if (!out.has(s.doc_id)) out.set(s.doc_id, 0);
+  return out;
+}
+
 /** Reciprocal-rank fusion (Cormack et al. 2009), kept for comparison in the bench. */
 export function reciprocalRankFusion(lists: readonly (readonly Scored[])[], k = 60): Map<string, number> {
   const out = new Map<string, number>();

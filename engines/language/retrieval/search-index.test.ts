@@ -7,7 +7,9 @@ import { openPglite } from '../../../platform/storage/database.ts';
 import type { EmbeddedDatabase } from '../../../platform/storage/database.ts';
 import { classicReranker } from '../rerank/classic.ts';
 import { quantumReranker } from '../rerank/quantum.ts';
-import { SearchIndex } from './search-index.ts';
+import { ANALYZER_VERSION } from '../text/analyzer.ts';
+import { DEFAULT_MODE, SearchIndex } from './search-index.ts';
+import * as store from './store.ts';
 
 const DOCS = [
   { doc_id: 'plate', title: 'Boundary layers', text: 'laminar boundary layer flow over a flat plate at zero incidence' },
@@ -43,10 +45,10 @@ test('dense and hybrid modes find a document through its stemmed words', async (
 
 test('documents added later are searchable, and re-adding a doc_id replaces it', async () => {
   await index.add([{ doc_id: 'late', text: 'supersonic inlet diffuser performance' }]);
-  assert.equal((await index.query('inlet diffuser', { topK: 1 }))[0].doc_id, 'late');
+  assert.equal((await index.query('inlet diffuser', { mode: 'bm25', topK: 1 }))[0].doc_id, 'late');
   await index.add([{ doc_id: 'late', text: 'panel flutter of skin panels' }]);
-  assert.equal((await index.query('inlet diffuser', { topK: 5 })).length, 0);
-  assert.equal((await index.query('panel flutter', { topK: 1 }))[0].doc_id, 'late');
+  assert.equal((await index.query('inlet diffuser', { mode: 'bm25', topK: 5 })).length, 0);
+  assert.equal((await index.query('panel flutter', { mode: 'bm25', topK: 1 }))[0].doc_id, 'late');
   assert.equal(await index.size(), DOCS.length + 1);
 });
 
@@ -77,4 +79,67 @@ test('bad documents and options are refused with a clear message', async () => {
   await assert.rejects(index.add([{ doc_id: '', text: 'x' }]), /doc_id must be a non-empty string/);
   await assert.rejects(index.query('x', { topK: 0 }), /top-k must be a positive integer/);
   await assert.rejects(index.query('x', { mode: 'fuzzy' as 'bm25' }), /unknown search mode/);
+});
+
+test('by default a query runs the hybrid first stage and the classic rerank', async () => {
+  assert.equal(DEFAULT_MODE, 'hybrid');
+  const plain = await index.query('laminar flow over plates');
+  const named = await index.query('laminar flow over plates', { mode: 'hybrid', rerank: classicReranker() });
+  const firstOnly = await index.query('laminar flow over plates', { mode: 'hybrid', rerank: null });
+  assert.deepEqual(plain, named);
+  assert.notDeepEqual(plain.map((h) => h.score), firstOnly.map((h) => h.score));
+  await assert.rejects(index.query('x', { rerankDepth: 0 }), /rerank depth must be a positive integer/);
+});
+
+test('a query term in the title counts more than the same term in the body alone', async () => {
+  const db2 = await openPglite(null);
+  try {
+    const idx = await SearchIndex.open(db2, { ns: 'title' });
+    await idx.add([
+      { doc_id: 'body', title: 'Measurements', text: 'nozzle flow and its noise' },
+      { doc_id: 'title', title: 'Nozzle', text: 'measurements of flow and its noise' },
+      { doc_id: 'other', text: 'cylindrical shells' },
+    ]);
+    idx.rm3 = null;
+    const ranked = await idx.query('nozzle', { mode: 'bm25', rerank: null });
+    assert.deepEqual(ranked.map((h) => h.doc_id), ['title', 'body']);
+    idx.titleWeight = 0;
+    const flat = await idx.query('nozzle', { mode: 'bm25', rerank: null });
+    assert.equal(flat[0].score, flat[1].score, 'without the title field both documents score alike');
+  } finally {
+    await db2.close();
+  }
+});
+
+test('RM3 adds the feedback documents\' terms to the query, and can be turned off per query', async () => {
+  const expanded = await index.expandQuery('cylindrical shell');
+  const own = await index.expandQuery('cylindrical shell', null);
+  assert.deepEqual([...own.keys()], ['cylindr', 'shell']);
+  for (const t of ['buckl', 'axial', 'compress']) assert.ok((expanded.get(t) ?? 0) > 0, t);
+  assert.ok(Math.abs((expanded.get('shell') ?? 0) - 0.6 * 0.5) < 0.2, 'the query keeps most of its weight');
+  const withRm3 = await index.query('buckling', { mode: 'bm25', rerank: null, topK: 6 });
+  const without = await index.query('buckling', { mode: 'bm25', rerank: null, topK: 6, rm3: false });
+  assert.deepEqual(without.map((h) => h.doc_id), ['shell']);
+  assert.equal(withRm3[0].doc_id, 'shell');
+  assert.notEqual(withRm3[0].score, without[0].score);
+});
+
+test('an index written by an earlier analyzer is re-analysed when opened', async () => {
+  const db2 = await openPglite(null);
+  try {
+    const a = await SearchIndex.open(db2, { ns: 'old' });
+    await a.add(DOCS);
+    // What an index from before the analyzer and the title field looks like.
+    await db2.query("DELETE FROM lx_search_title_postings WHERE ns = 'old'");
+    await db2.query("UPDATE lx_search_postings SET term = term || 'x' WHERE ns = 'old'");
+    await db2.query("DELETE FROM lx_search_meta WHERE ns = 'old' AND key = 'analyzer'");
+    assert.equal((await a.query('shell', { mode: 'bm25', rerank: null })).length, 0);
+    const b = await SearchIndex.open(db2, { ns: 'old' });
+    assert.equal(await store.getMeta(db2, 'old', 'analyzer'), ANALYZER_VERSION);
+    assert.equal((await b.query('shell', { mode: 'bm25', rerank: null }))[0].doc_id, 'shell');
+    const titled = await db2.query<{ n: number }>("SELECT count(*)::int AS n FROM lx_search_title_postings WHERE ns = 'old' AND doc_id = 'plate'");
+    assert.equal(titled[0].n, 2, 'the title "Boundary layers" has its two postings back');
+  } finally {
+    await db2.close();
+  }
 });

@@ -26,7 +26,15 @@ CREATE TABLE IF NOT EXISTS lx_search_docs (
 CREATE TABLE IF NOT EXISTS lx_search_postings (
   ns text NOT NULL, term text NOT NULL, doc_id text NOT NULL, tf integer NOT NULL, PRIMARY KEY (ns, term, doc_id));
 CREATE INDEX IF NOT EXISTS lx_search_postings_doc ON lx_search_postings (ns, doc_id);
+CREATE TABLE IF NOT EXISTS lx_search_title_postings (
+  ns text NOT NULL, term text NOT NULL, doc_id text NOT NULL, tf integer NOT NULL, PRIMARY KEY (ns, term, doc_id));
+CREATE INDEX IF NOT EXISTS lx_search_title_postings_doc ON lx_search_title_postings (ns, doc_id);
+ALTER TABLE lx_search_docs ADD COLUMN IF NOT EXISTS title_length integer NOT NULL DEFAULT 0;
 `;
+
+/** The inverted index of a field: the whole indexed text (title and body), or the title alone. */
+export type Field = 'body' | 'title';
+const POSTINGS: Record<Field, string> = { body: 'lx_search_postings', title: 'lx_search_title_postings' };
 
 export interface SqlWithExec extends Sql {
   exec(script: string): Promise<unknown>;
@@ -56,6 +64,35 @@ export interface DocRow {
   length: number;
   vector: Float32Array;
   terms: Map<string, number>;
+  titleLength: number;
+  titleTerms: Map<string, number>;
+}
+
+/** The analysed form of one stored document: what `replacePostings` writes. */
+export type PostingRow = Pick<DocRow, 'doc_id' | 'length' | 'terms' | 'titleLength' | 'titleTerms'>;
+
+async function insertPostings(tx: Sql, ns: string, field: Field, rows: readonly PostingRow[]): Promise<void> {
+  const terms: string[] = [];
+  const docs: string[] = [];
+  const tfs: number[] = [];
+  for (const r of rows) {
+    for (const [t, tf] of field === 'body' ? r.terms : r.titleTerms) {
+      terms.push(t);
+      docs.push(r.doc_id);
+      tfs.push(tf);
+    }
+  }
+  // Batched through unnest: one statement per few thousand postings instead of one each.
+  // ON CONFLICT: two processes rebuilding the same index after an analyzer change write the
+  // same rows, and the second must not fail on the first's.
+  const BATCH = 5000;
+  for (let i = 0; i < terms.length; i += BATCH) {
+    await tx.query(
+      `INSERT INTO ${POSTINGS[field]} (ns, term, doc_id, tf) SELECT $1, * FROM unnest($2::text[], $3::text[], $4::int[])
+        ON CONFLICT (ns, term, doc_id) DO UPDATE SET tf = EXCLUDED.tf`,
+      [ns, terms.slice(i, i + BATCH), docs.slice(i, i + BATCH), tfs.slice(i, i + BATCH)],
+    );
+  }
 }
 
 /** Replaces (or adds) documents and their postings in one transaction. */
@@ -63,37 +100,52 @@ export async function upsertDocs(db: SqlWithExec, ns: string, rows: readonly Doc
   await db.transaction(async (tx) => {
     const ids = rows.map((r) => r.doc_id);
     await tx.query('DELETE FROM lx_search_postings WHERE ns = $1 AND doc_id = ANY($2::text[])', [ns, ids]);
+    await tx.query('DELETE FROM lx_search_title_postings WHERE ns = $1 AND doc_id = ANY($2::text[])', [ns, ids]);
     await tx.query('DELETE FROM lx_search_docs WHERE ns = $1 AND doc_id = ANY($2::text[])', [ns, ids]);
     await tx.query(
-      'INSERT INTO lx_search_docs (ns, doc_id, title, body, length, vector) SELECT $1, * FROM unnest($2::text[], $3::text[], $4::text[], $5::int[], $6::bytea[])',
+      'INSERT INTO lx_search_docs (ns, doc_id, title, body, length, title_length, vector) SELECT $1, * FROM unnest($2::text[], $3::text[], $4::text[], $5::int[], $6::int[], $7::bytea[])',
       [
         ns,
         ids,
         rows.map((r) => r.title),
         rows.map((r) => r.text),
         rows.map((r) => r.length),
+        rows.map((r) => r.titleLength),
         rows.map((r) => Buffer.from(r.vector.buffer, r.vector.byteOffset, r.vector.byteLength)),
       ],
     );
-    const terms: string[] = [];
-    const docs: string[] = [];
-    const tfs: number[] = [];
-    for (const r of rows) {
-      for (const [t, tf] of r.terms) {
-        terms.push(t);
-        docs.push(r.doc_id);
-        tfs.push(tf);
-      }
-    }
-    // Batched through unnest: one statement per few thousand postings instead of one each.
-    const BATCH = 5000;
-    for (let i = 0; i < terms.length; i += BATCH) {
-      await tx.query(
-        'INSERT INTO lx_search_postings (ns, term, doc_id, tf) SELECT $1, * FROM unnest($2::text[], $3::text[], $4::int[])',
-        [ns, terms.slice(i, i + BATCH), docs.slice(i, i + BATCH), tfs.slice(i, i + BATCH)],
-      );
-    }
+    await insertPostings(tx, ns, 'body', rows);
+    await insertPostings(tx, ns, 'title', rows);
   });
+}
+
+/**
+ * Rewrites the postings and lengths of stored documents (vectors and texts untouched): how an
+ * index written by an earlier analyzer is brought up to date.
+ */
+export async function replacePostings(db: SqlWithExec, ns: string, rows: readonly PostingRow[]): Promise<void> {
+  await db.transaction(async (tx) => {
+    const ids = rows.map((r) => r.doc_id);
+    await tx.query('DELETE FROM lx_search_postings WHERE ns = $1 AND doc_id = ANY($2::text[])', [ns, ids]);
+    await tx.query('DELETE FROM lx_search_title_postings WHERE ns = $1 AND doc_id = ANY($2::text[])', [ns, ids]);
+    await tx.query(
+      `UPDATE lx_search_docs d SET length = u.length, title_length = u.title_length
+         FROM unnest($2::text[], $3::int[], $4::int[]) AS u(doc_id, length, title_length)
+        WHERE d.ns = $1 AND d.doc_id = u.doc_id`,
+      [ns, ids, rows.map((r) => r.length), rows.map((r) => r.titleLength)],
+    );
+    await insertPostings(tx, ns, 'body', rows);
+    await insertPostings(tx, ns, 'title', rows);
+  });
+}
+
+/** Stored documents in doc_id order, `limit` from the one after `after` (for paging through an index). */
+export async function docsPage(db: Sql, ns: string, after: string | null, limit: number): Promise<StoredDoc[]> {
+  const rows = await db.query<{ doc_id: string; title: string; body: string }>(
+    'SELECT doc_id, title, body FROM lx_search_docs WHERE ns = $1 AND ($2::text IS NULL OR doc_id > $2) ORDER BY doc_id LIMIT $3',
+    [ns, after, limit],
+  );
+  return rows.map((r) => ({ doc_id: r.doc_id, title: r.title, text: r.body }));
 }
 
 /**
@@ -101,10 +153,10 @@ export async function upsertDocs(db: SqlWithExec, ns: string, rows: readonly Doc
  * per term with string_agg: moving one row per posting out of PGlite costs far more than the
  * index scan itself.
  */
-export async function postingsFor(db: Sql, ns: string, terms: readonly string[]): Promise<Posting[]> {
+export async function postingsFor(db: Sql, ns: string, terms: readonly string[], field: Field = 'body'): Promise<Posting[]> {
   if (terms.length === 0) return [];
   const rows = await db.query<{ term: string; p: string }>(
-    `SELECT term, string_agg(doc_id || ' ' || tf, E'\\n') AS p FROM lx_search_postings
+    `SELECT term, string_agg(doc_id || ' ' || tf, E'\\n') AS p FROM ${POSTINGS[field]}
       WHERE ns = $1 AND term = ANY($2::text[]) GROUP BY term`,
     [ns, [...terms]],
   );
@@ -118,9 +170,9 @@ export async function postingsFor(db: Sql, ns: string, terms: readonly string[])
   return out;
 }
 
-export async function docLengths(db: Sql, ns: string): Promise<Map<string, number>> {
+export async function docLengths(db: Sql, ns: string, field: Field = 'body'): Promise<Map<string, number>> {
   const rows = await db.query<{ p: string | null }>(
-    `SELECT string_agg(doc_id || ' ' || length, E'\\n') AS p FROM lx_search_docs WHERE ns = $1`,
+    `SELECT string_agg(doc_id || ' ' || ${field === 'body' ? 'length' : 'title_length'}, E'\\n') AS p FROM lx_search_docs WHERE ns = $1`,
     [ns],
   );
   const out = new Map<string, number>();
@@ -130,6 +182,22 @@ export async function docLengths(db: Sql, ns: string): Promise<Map<string, numbe
     out.set(item.slice(0, cut), Number(item.slice(cut + 1)));
   }
   return out;
+}
+
+/** Every document's term frequencies (whole text), in doc_id order: what the latent space is fitted on. */
+export async function termsByDoc(db: Sql, ns: string): Promise<{ doc_id: string; terms: Map<string, number> }[]> {
+  const rows = await db.query<{ doc_id: string; p: string }>(
+    `SELECT doc_id, string_agg(term || ' ' || tf, E'\\n') AS p FROM lx_search_postings WHERE ns = $1 GROUP BY doc_id ORDER BY doc_id`,
+    [ns],
+  );
+  return rows.map((r) => {
+    const terms = new Map<string, number>();
+    for (const item of r.p.split('\n')) {
+      const cut = item.lastIndexOf(' ');
+      terms.set(item.slice(0, cut), Number(item.slice(cut + 1)));
+    }
+    return { doc_id: r.doc_id, terms };
+  });
 }
 
 export async function documentFrequencies(db: Sql, ns: string, terms: readonly string[]): Promise<Map<string, number>> {
@@ -172,6 +240,7 @@ export async function dropNamespace(db: SqlWithExec, ns: string): Promise<void> 
   await ensureSchema(db);
   await db.transaction(async (tx) => {
     await tx.query('DELETE FROM lx_search_postings WHERE ns = $1', [ns]);
+    await tx.query('DELETE FROM lx_search_title_postings WHERE ns = $1', [ns]);
     await tx.query('DELETE FROM lx_search_docs WHERE ns = $1', [ns]);
     await tx.query('DELETE FROM lx_search_meta WHERE ns = $1', [ns]);
   });

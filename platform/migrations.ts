@@ -11,6 +11,7 @@ import { evidenceMigrations } from './evidence/migrations.ts';
 import { webhookMigrations } from './webhooks/migrations.ts';
 import { limitMigrations } from './limits/migrations.ts';
 import { clusterMigrations } from './cluster/migrations.ts';
+import { secretsMigrations } from './secrets/migrations.ts';
 import type { Migration } from './storage/migrate.ts';
 
-export const platformMigrations: readonly Migration[] = [...identityMigrations, ...quantumJobMigrations, ...featureKeyMigrations, ...billingMigrations, ...evidenceMigrations, ...webhookMigrations, ...limitMigrations, ...clusterMigrations];
+export const platformMigrations: readonly Migration[] = [...identityMigrations, ...quantumJobMigrations, ...featureKeyMigrations, ...billingMigrations, ...evidenceMigrations, ...webhookMigrations, ...limitMigrations, ...clusterMigrations, ...secretsMigrations];

@@ -91,6 +91,9 @@ export async function startLattice(
     store.mode === 'embedded'
       ? await import('./storage/backup.ts').then((m) => m.serveBackups(store.db as EmbeddedDatabase, config.dataDir))
       : async () => {};
+  // openStore checked the master key before any service reads a secret (platform/secrets).
+  if (store.secrets?.createdKeyFile) log(`lattice: made the master key ${store.secrets.createdKeyFile}: keep a copy somewhere safe (not beside the backups); without it the stored keys cannot be read`);
+  if (store.secrets?.sealed) log(`lattice: encrypted ${store.secrets.sealed} secrets that were stored in clear`);
   const queue = lazyJobQueue(store.db);
   const ctx: ServiceContext = { db: store.db, dataDir: config.dataDir, now: () => new Date(), queue: queue.get };
   // Rows of ended limit windows are deleted by one process of the cluster.

@@ -4,7 +4,7 @@
  * `lattice keys rotate-master` for the master key that encrypts stored secrets.
  */
 import type { Command } from 'commander';
-import { printResult, type StoreFlags } from '../lib/store.ts';
+import { printResult, withStore, withStoreOptions, type StoreFlags } from '../lib/store.ts';
 
 /** The data dir and database URL the configuration gives, as `serve` reads them. */
 async function storeConfig(flags: StoreFlags): Promise<{ dataDir: string; databaseUrl: string | null }> {
@@ -31,6 +31,36 @@ export function register(program: Command): void {
       const { backupEmbedded } = await import('../../platform/storage/backup.ts');
       printResult({ ...(await backupEmbedded({ dataDir, file })) }, o.json);
     });
+
+  // `keys` is made by accounts.ts (registered first, the files load in name order).
+  const keys = program.commands.find((c) => c.name() === 'keys') ?? program.command('keys').description('manage API keys and service tokens');
+  withStoreOptions(
+    keys
+      .command('rotate-master')
+      .description('re-encrypt every stored secret under a new master key, also while lattice serve runs')
+      .requiredOption('--new-key-file <file>', 'the new master key: 32 random bytes in base64 (openssl rand -base64 32)')
+      .option('--json', 'print one JSON object'),
+  ).action(async (o: StoreFlags & { newKeyFile: string; json?: boolean }) => {
+    const { readFileSync } = await import('node:fs');
+    const secrets = await import('../../platform/secrets/index.ts');
+    let text: string;
+    try {
+      text = readFileSync(o.newKeyFile, 'utf8');
+    } catch (err) {
+      throw Object.assign(new Error(`cannot read --new-key-file ${o.newKeyFile}: ${(err as Error).message}`), { code: 'bad_key_file' });
+    }
+    const newKey = secrets.parseMasterKey(text, `--new-key-file ${o.newKeyFile}`);
+    const { dataDir } = await storeConfig(o);
+    const fromEnv = Boolean(process.env.LATTICE_MASTER_KEY);
+    const result = await withStore(o, (store) =>
+      secrets.rotateMasterKey(store.db, newKey, () => {
+        // The key file of the data dir is where a running serve (and the next start) reads it.
+        if (!fromEnv) secrets.writeKeyFile(secrets.masterKeyFile(dataDir), newKey, { replace: true });
+      }),
+    );
+    if (fromEnv) process.stderr.write('lattice: the key came from LATTICE_MASTER_KEY: set it to the new key for every process before their next start\n');
+    printResult({ rewrapped: result.rewrapped }, o.json);
+  });
 
   program
     .command('restore')

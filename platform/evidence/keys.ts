@@ -6,6 +6,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { generateKeyPair } from '../../engines/crypto/algorithms.ts';
+import { openSecret, sealSecret } from '../secrets/index.ts';
 import type { Sql } from '../storage/database.ts';
 
 export const EVIDENCE_ALGORITHMS = ['ML-DSA-65', 'ML-DSA-87'] as const;
@@ -50,7 +51,8 @@ function rowToKey(row: Record<string, unknown>): EvidenceKey {
   return {
     ...(row as unknown as EvidenceKey),
     public_key: toBytes(row.public_key),
-    secret_key: toBytes(row.secret_key),
+    // Kept sealed under the master key (platform/secrets); opened only in memory.
+    secret_key: Uint8Array.from(openSecret('evidence_signing_keys.secret_key', toBytes(row.secret_key))),
     created_at: new Date(row.created_at as string | Date),
   };
 }
@@ -103,7 +105,7 @@ export class EvidenceKeys {
       `INSERT INTO evidence_signing_keys (key_id, service, algorithm, public_key, secret_key)
        VALUES ($1, $2, $3, $4, $5)
        ON CONFLICT (service, algorithm) WHERE status = 'active' DO NOTHING`,
-      [keyId, this.service, algorithm, Buffer.from(kp.publicKey), Buffer.from(kp.secretKey)],
+      [keyId, this.service, algorithm, Buffer.from(kp.publicKey), sealSecret('evidence_signing_keys.secret_key', kp.secretKey)],
     );
   }
 

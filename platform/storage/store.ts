@@ -22,6 +22,8 @@ export interface StoreOptions {
 
 export interface Store {
   db: Database;
+  /** The master key check of platform/secrets, done when the store was opened with migrations. */
+  secrets?: import('../secrets/index.ts').PrepareResult;
   /** How the store was reached, for logs: `postgres`, `embedded` or `embedded-via-socket`. */
   mode: 'postgres' | 'embedded' | 'embedded-via-socket';
   close(): Promise<void>;
@@ -94,11 +96,26 @@ async function waitForSocket(path: string, pid: number, timeoutMs = 120_000): Pr
   }
 }
 
+/**
+ * The owner's opening steps: the schema, then the master key of stored secrets, checked before
+ * anything reads a secret (a wrong or missing key stops here; clear secrets get sealed).
+ */
+async function migrateAndKey(db: Database, migrations: readonly Migration[], dataDir: string): Promise<Store['secrets']> {
+  await migrate(db, migrations);
+  const { prepareSecrets } = await import('../secrets/index.ts');
+  return prepareSecrets(db, dataDir);
+}
+
 export async function openStore(options: StoreOptions): Promise<Store> {
   if (options.databaseUrl) {
     const db = openPostgres({ connectionString: options.databaseUrl });
-    if (options.migrations) await migrate(db, options.migrations);
-    return { db, mode: 'postgres', close: () => db.close() };
+    try {
+      const secrets = options.migrations ? await migrateAndKey(db, options.migrations, resolve(options.dataDir)) : undefined;
+      return { db, mode: 'postgres', secrets, close: () => db.close() };
+    } catch (err) {
+      await db.close();
+      throw err;
+    }
   }
 
   const dataDir = resolve(options.dataDir);
@@ -114,14 +131,25 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     // One client: over the socket every connection shares one PGlite session, so a second
     // connection could interleave statements inside our transactions.
     const db = openPostgres({ host: dataDir, port: SOCKET_PORT, user: 'postgres', database: 'postgres', max: 1 });
-    if (options.migrations) await migrate(db, options.migrations);
-    return { db, mode: 'embedded-via-socket', close: () => db.close() };
+    try {
+      const secrets = options.migrations ? await migrateAndKey(db, options.migrations, dataDir) : undefined;
+      return { db, mode: 'embedded-via-socket', secrets, close: () => db.close() };
+    } catch (err) {
+      await db.close();
+      throw err;
+    }
   }
 
   const release = takeLock(dataDir, Boolean(options.serveSocket));
   try {
     const db = await openPglite(join(dataDir, 'pgdata'));
-    if (options.migrations) await migrate(db, options.migrations);
+    let secrets: Store['secrets'];
+    try {
+      if (options.migrations) secrets = await migrateAndKey(db, options.migrations, dataDir);
+    } catch (err) {
+      await db.close();
+      throw err;
+    }
     let server: { stop(): Promise<void> } | null = null;
     if (options.serveSocket) {
       const { PGLiteSocketServer } = await import('@electric-sql/pglite-socket');
@@ -135,6 +163,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     return {
       db,
       mode: 'embedded',
+      secrets,
       async close() {
         try {
           if (server) await server.stop();

@@ -9,10 +9,14 @@ import { createAccount, setPlan } from '../identity/accounts.ts';
 import { createKey, type KeyKind } from '../identity/keys.ts';
 import { lazyQueue } from '../jobs/queue.ts';
 import { nameService } from '../observability/http.ts';
+import { prepareSecrets } from '../secrets/index.ts';
 import { allMigrations } from '../server.ts';
 import type { ServiceContext, ServiceDefinition } from '../service.ts';
 import { openPglite, openPostgres, type Database } from '../storage/database.ts';
 import { migrate, type Migration } from '../storage/migrate.ts';
+
+/** One master key per test process: every test database seals its secrets under it. */
+const TEST_MASTER_KEY = randomBytes(32).toString('base64');
 
 export interface TestDatabase {
   db: Database;
@@ -29,6 +33,7 @@ export async function openTestDatabase(migrations: readonly Migration[]): Promis
     await admin.exec(`CREATE SCHEMA ${schema}`);
     const db = openPostgres({ connectionString: url, options: `-c search_path=${schema}` });
     await migrate(db, migrations);
+    await prepareSecrets(db, null, { LATTICE_MASTER_KEY: TEST_MASTER_KEY });
     return {
       db,
       queueSchema: `pgboss_${schema}`,
@@ -42,6 +47,7 @@ export async function openTestDatabase(migrations: readonly Migration[]): Promis
   }
   const db = await openPglite(null);
   await migrate(db, migrations);
+  await prepareSecrets(db, null, { LATTICE_MASTER_KEY: TEST_MASTER_KEY });
   return { db, queueSchema: 'pgboss', close: () => db.close() };
 }
 

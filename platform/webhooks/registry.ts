@@ -1,5 +1,6 @@
 /** Registered webhooks: registration with URL and event checks, listing and deletion within an owner (account, service, scope). */
 import { randomBytes } from 'node:crypto';
+import { openTextSecret, sealTextSecret } from '../secrets/index.ts';
 import type { Sql } from '../storage/database.ts';
 
 export type WebhookStyle = 'general' | 'qcos';
@@ -105,7 +106,7 @@ export async function registerWebhook(db: Sql, input: RegisterWebhookInput): Pro
   const [row] = await db.query(
     `INSERT INTO webhooks (id, account_id, service, scope, url, events, secret, style)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING ${COLUMNS}`,
-    [id, input.accountId, input.service, input.scope ?? null, url.href, events, secret, input.style ?? 'general'],
+    [id, input.accountId, input.service, input.scope ?? null, url.href, events, sealTextSecret('webhooks.secret', secret), input.style ?? 'general'],
   );
   return { ...rowToWebhook(row!), secret };
 }
@@ -151,5 +152,5 @@ export async function deleteWebhook(db: Sql, owner: WebhookOwner, id: string): P
 /** The secret of a webhook, for the delivery worker only. */
 export async function webhookForDelivery(db: Sql, id: string): Promise<(Webhook & { secret: string }) | null> {
   const [row] = await db.query(`SELECT ${COLUMNS}, secret FROM webhooks WHERE id = $1`, [id]);
-  return row ? { ...rowToWebhook(row), secret: row.secret as string } : null;
+  return row ? { ...rowToWebhook(row), secret: openTextSecret('webhooks.secret', row.secret as string) } : null;
 }

@@ -11,6 +11,7 @@ import { after, test } from 'node:test';
 import { allMigrations } from '../../platform/server.ts';
 import { openPostgres } from '../../platform/storage/database.ts';
 import { migrate } from '../../platform/storage/migrate.ts';
+import { prepareSecrets } from '../../platform/secrets/index.ts';
 import { openStore, type Store } from '../../platform/storage/store.ts';
 import { call } from '../../platform/testing/harness.ts';
 import { licensingCService } from './service.ts';
@@ -28,6 +29,8 @@ after(async () => {
   }
 });
 
+const MASTER_KEY = randomBytes(32).toString('base64');
+
 async function openRestartableStore(): Promise<Pick<Store, 'db' | 'close'>> {
   const migrations = allMigrations([licensingCService]);
   if (!databaseUrl) return openStore({ dataDir, migrations });
@@ -36,6 +39,8 @@ async function openRestartableStore(): Promise<Pick<Store, 'db' | 'close'>> {
   await admin.close();
   const db = openPostgres({ connectionString: databaseUrl, options: `-c search_path=${schema}` });
   await migrate(db, migrations);
+  // What openStore does for the embedded store: the master key of the stored secrets.
+  await prepareSecrets(db, null, { LATTICE_MASTER_KEY: MASTER_KEY });
   return { db, close: () => db.close() };
 }
 

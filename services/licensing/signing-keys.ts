@@ -7,6 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import { generateKeyPair, type Algorithm } from '../../engines/crypto/index.ts';
 import { toBytes, toPublic, type PublicKeyInfo } from '../../platform/evidence/keys.ts';
+import { openSecret, sealSecret } from '../../platform/secrets/index.ts';
 import type { Sql } from '../../platform/storage/database.ts';
 
 export type KeyPurpose = 'artifact' | 'kms';
@@ -34,7 +35,8 @@ function rowToKey(row: Record<string, unknown>): SigningKey {
   return {
     ...(row as unknown as SigningKey),
     public_key: toBytes(row.public_key),
-    secret_key: toBytes(row.secret_key),
+    // Kept sealed under the master key (platform/secrets); opened only in memory.
+    secret_key: Uint8Array.from(openSecret('licensing_signing_keys.secret_key', toBytes(row.secret_key))),
   };
 }
 
@@ -68,7 +70,7 @@ export class SigningKeys {
       `INSERT INTO licensing_signing_keys (key_id, purpose, name, algorithm, public_key, secret_key)
        VALUES ($1, $2, $3, $4, $5, $6)
        ON CONFLICT (purpose, name, algorithm) WHERE status = 'active' DO NOTHING`,
-      [keyId, purpose, name, algorithm, Buffer.from(kp.publicKey), Buffer.from(kp.secretKey)],
+      [keyId, purpose, name, algorithm, Buffer.from(kp.publicKey), sealSecret('licensing_signing_keys.secret_key', kp.secretKey)],
     );
   }
 

@@ -15,6 +15,7 @@ import { createKey } from '../../../platform/identity/keys.ts';
 import { allMigrations } from '../../../platform/server.ts';
 import { openPostgres } from '../../../platform/storage/database.ts';
 import { migrate } from '../../../platform/storage/migrate.ts';
+import { prepareSecrets } from '../../../platform/secrets/index.ts';
 import { openStore, type Store } from '../../../platform/storage/store.ts';
 import { call } from '../../../platform/testing/harness.ts';
 import { licensingService } from '../service.ts';
@@ -32,6 +33,8 @@ after(async () => {
   }
 });
 
+const MASTER_KEY = randomBytes(32).toString('base64');
+
 async function openRestartableStore(): Promise<Pick<Store, 'db' | 'close'>> {
   const migrations = allMigrations([licensingService]);
   if (!databaseUrl) return openStore({ dataDir, migrations });
@@ -40,6 +43,8 @@ async function openRestartableStore(): Promise<Pick<Store, 'db' | 'close'>> {
   await admin.close();
   const db = openPostgres({ connectionString: databaseUrl, options: `-c search_path=${schema}` });
   await migrate(db, migrations);
+  // What openStore does for the embedded store: the master key of the stored secrets.
+  await prepareSecrets(db, null, { LATTICE_MASTER_KEY: MASTER_KEY });
   return { db, close: () => db.close() };
 }
 

@@ -22,6 +22,7 @@ import { errors, gatewayError } from './errors.ts';
 import { SERVICE_ID, limitsOf, spendScope, type KeyLimits } from './keys.ts';
 import { CreditLeases, type LeaseOptions, type Reservation } from './leases.ts';
 import { limiterFor } from '../../platform/limits/windows.ts';
+import { onChange } from '../../platform/storage/changes.ts';
 import { startLeaderLoop, type LeaderLoop } from '../../platform/cluster/loop.ts';
 import { MinuteCounters } from './limits.ts';
 import { promptTokensEstimate, usageCost, worstCaseMicros } from './metering.ts';
@@ -64,9 +65,13 @@ export interface Admitted {
   minute: number | null;
 }
 
+/** Change notices (platform/storage/changes.ts) of a key's limits; the payload is the key id. */
+export const KEY_LIMIT_CHANGES = 'llm-gateway.key-limits';
+
 export class Gateway {
   private readonly limitCache = new Map<string, { limits: KeyLimits; at: number }>();
   private repairLoop: LeaderLoop | null = null;
+  private stopFollowing: (() => void) | null = null;
   readonly maxCallMs: number;
   readonly keyRecheckMs: number;
   readonly leases: CreditLeases;
@@ -93,6 +98,12 @@ export class Gateway {
    * back what it has left (charges it had not written yet are lost: leases.ts). Then every minute.
    */
   async startRepair(): Promise<void> {
+    // A key's limits changed in another process: drop them here, and retire this process's
+    // leases of the key (placed under the old spend limit), as the changing process did.
+    this.stopFollowing = await onChange(this.ctx.db, KEY_LIMIT_CHANGES, (keyId) => {
+      this.limitCache.delete(keyId);
+      void this.leases.retireKey(keyId).catch(() => {});
+    });
     const run = async (): Promise<void> => {
       const now = this.ctx.now();
       await repairHolds(this.ctx.db, {
@@ -114,13 +125,14 @@ export class Gateway {
 
   /** Stops repair, lets running calls finish (briefly), writes every charge and gives the leases back. */
   async close(): Promise<void> {
+    this.stopFollowing?.();
     await this.repairLoop?.stop();
     this.repairLoop = null;
     await this.leases.close();
     await this.minutes.flush();
   }
 
-  /** Limits of a key, cached for 5 s (dropped at once when this process changes them). */
+  /** Limits of a key, cached for 5 s (dropped at once when any process of the cluster changes them). */
   async limits(keyId: string): Promise<KeyLimits> {
     const hit = this.limitCache.get(keyId);
     if (hit && performance.now() - hit.at < 5_000) return hit.limits;

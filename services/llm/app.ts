@@ -2,6 +2,7 @@
  * The language API's application (variant Q): routes, the language engine, the training
  * worker and webhook delivery. Loaded by `build()` in service.ts only when the service starts.
  */
+import { followTenantChanges } from './tenants.ts';
 import type { ServiceApp } from '../../platform/http/app.ts';
 import { createServiceApp } from '../../platform/http/app.ts';
 import { requireKey } from '../../platform/http/auth.ts';
@@ -58,6 +59,8 @@ export async function build(ctx: ServiceContext, options: { prefix: string }): P
   const trainer = new Trainer(ctx, events, adapters);
   await events.start();
   await trainer.start();
+  // Tenant settings changed by another process of the cluster reach this one's cache at once.
+  const stopFollowingTenants = await followTenantChanges(ctx.db);
 
   const deps: QDeps = {
     ctx,
@@ -74,6 +77,7 @@ export async function build(ctx: ServiceContext, options: { prefix: string }): P
   };
 
   app.addHook('onClose', async () => {
+    stopFollowingTenants();
     trainer.stop();
     await language.close();
     adapters.close();

@@ -1,5 +1,6 @@
 /** Tenants of an account: rows, reads in the CONTRACT's shape, settings with their defaults. */
-import type { Sql } from '../../platform/storage/database.ts';
+import { announceChange, onChange } from '../../platform/storage/changes.ts';
+import type { Database, Sql } from '../../platform/storage/database.ts';
 
 export interface TenantSettings {
   default_model: string;
@@ -53,15 +54,23 @@ const COLUMNS = 'id, account_id, name, slug, tier, settings, key_id, adapter_job
 
 /**
  * Tenants by key, cached for `CACHE_MS`: every request reads its tenant, and settings change
- * rarely. A change made in this process (update, delete, a finished training job) clears the
- * cache at once; one made by another process is seen within CACHE_MS. A deleted tenant's key
- * stops at once everywhere anyway: its revocation is notified to every process.
+ * rarely. A change (update, delete, a finished training job) is announced to every process of
+ * the cluster (platform/storage/changes.ts), and each clears its cache before its next
+ * request; CACHE_MS bounds what a change made outside Lattice (SQL by hand) takes to be seen.
  */
 const CACHE_MS = 2_000;
 const byKey = new Map<string, { row: TenantRow | null; at: number }>();
+export const TENANT_CHANGES = 'llm.tenants';
 
-export function forgetTenants(): void {
+/** Drops the cached tenants here and in every other process. */
+export async function forgetTenants(db: Sql): Promise<void> {
   byKey.clear();
+  await announceChange(db, TENANT_CHANGES, '*');
+}
+
+/** Clears this process's cache whenever another process announces a tenant change. */
+export async function followTenantChanges(db: Database): Promise<() => void> {
+  return onChange(db, TENANT_CHANGES, () => byKey.clear());
 }
 
 export async function tenantByKey(db: Sql, keyId: string): Promise<TenantRow | null> {

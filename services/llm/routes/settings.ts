@@ -41,7 +41,7 @@ export function registerSettings(app: ServiceApp, deps: QDeps): void {
       checkSettings(deps.language, patch);
       const settings = { ...t.settings, ...patch };
       await db.query('UPDATE llm_tenants SET settings = $2, updated_at = now() WHERE id = $1', [t.id, JSON.stringify(settings)]);
-      forgetTenants();
+      await forgetTenants(db);
       return settings;
     },
   );

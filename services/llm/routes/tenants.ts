@@ -143,7 +143,7 @@ export function registerTenants(app: ServiceApp, deps: QDeps): void {
          RETURNING id, account_id, name, slug, tier, settings, key_id, adapter_job_id, created_at, updated_at`,
         [t.id, req.body.name ?? t.name, req.body.tier ? tier(req.body.tier) : t.tier, JSON.stringify({ ...t.settings, ...patch })],
       );
-      forgetTenants();
+      await forgetTenants(db);
       return tenantView(row!);
     },
   );
@@ -171,7 +171,7 @@ export function registerTenants(app: ServiceApp, deps: QDeps): void {
         await deleteWebhook(db, { accountId: caller.accountId, service: 'llm', scope: t.id }, w.id);
       }
       await db.query('DELETE FROM llm_tenants WHERE id = $1', [t.id]);
-      forgetTenants();
+      await forgetTenants(db);
       await db.query('DELETE FROM llm_usage_daily WHERE subject = $1', [t.id]);
       await db.query('DELETE FROM llm_rate_windows WHERE subject = $1', [t.id]);
       return { id: t.id, deleted: true };

@@ -101,7 +101,7 @@ export class Trainer {
         );
         await tx.query('UPDATE llm_tenants SET adapter_job_id = $2, updated_at = now() WHERE id = $1', [job.tenant_id, jobId]);
       });
-      forgetTenants();
+      await forgetTenants(db);
       await this.events.emit(job.account_id, job.tenant_id, 'training.completed', {
         job_id: jobId,
         status: 'completed',

@@ -32,3 +32,27 @@ test('a receiver clock model of the wrong class is flagged by the clock consiste
   const warned = obs.epochs.slice(0, 10).map((ep) => engine.process(ep).checks.find((c) => c.type === 'clock_consistency')?.result);
   assert.ok(warned.includes('warning'));
 });
+
+test('the engine reports the Kalman filter position by default and the epoch solution with positioning spp; RAIM and the checks see the same epochs either way', async () => {
+  const { positionReport } = await import('./report.ts');
+  const { solveFile } = await import('./solve.ts');
+  const s = STATIONS[1];
+  const obs = parseObs(rinexText(s.obs));
+  const nav = parseNav(rinexText(s.nav));
+  const kalman = new GnssEngine({ nav, oscillator: 'TCXO', dynamics: 'static' });
+  const spp = new GnssEngine({ nav, oscillator: 'TCXO', positioning: 'spp' });
+  const batch = solveFile(obs, nav, {}, {}, { mode: 'kalman', dynamics: 'static' });
+  for (const [k, ep] of obs.epochs.entries()) {
+    const a = kalman.process(ep);
+    const b = spp.process(ep);
+    assert.ok(a.filtered && a.fix && b.fix && !b.filtered);
+    assert.deepEqual(a.raim.excluded, b.raim.excluded);
+    assert.deepEqual(a.checks.map((c) => c.result), b.checks.map((c) => c.result));
+    const pa = positionReport(a)!;
+    const e = batch.epochs[k];
+    assert.ok(e.fix);
+    assert.equal(pa.latitude, e.latitude);
+    assert.equal(pa.longitude, e.longitude);
+    assert.equal(positionReport(b)!.latitude, Math.round(b.fix.geodetic.lat * (180 / Math.PI) * 1e9) / 1e9);
+  }
+});

@@ -45,6 +45,31 @@ test('search build then query prints the contract shape, with and without rerank
   }
 });
 
+test('search query defaults to hybrid with the classic rerank; --rerank none and --no-rm3 give the bare first stages; a bad tier is refused', async () => {
+  const docs = join(dir, 'docs2.jsonl');
+  const queries = join(dir, 'queries2.jsonl');
+  writeFileSync(docs, [
+    { doc_id: 'a', title: 'Flat plates', text: 'laminar boundary layer on a flat plate' },
+    { doc_id: 'b', text: 'buckling of cylindrical shells under axial compression' },
+    { doc_id: 'c', text: 'axial compression of thin cylinders' },
+    { doc_id: 'd', text: 'jet noise reduction' },
+  ].map((d) => JSON.stringify(d)).join('\n'));
+  writeFileSync(queries, `${JSON.stringify({ query_id: 'q1', text: 'shell buckling' })}\n`);
+  const index = join(dir, 'idx2');
+  await run(['search', 'build', '--docs', docs, '--index', index]);
+  const query = async (extra: string[]) => JSON.parse(await run(['search', 'query', '--index', index, '--queries', queries, '--top-k', '4', ...extra])).results[0].hits as { doc_id: string; score: number }[];
+  const plain = await query([]);
+  assert.deepEqual(plain, await query(['--mode', 'hybrid', '--rerank', 'classic']));
+  assert.notDeepEqual(plain, await query(['--rerank', 'none']));
+  // BM25 alone finds only the document with the query's words; RM3 brings in the one that
+  // shares the feedback document's other words ("axial compression").
+  const bare = await query(['--mode', 'bm25', '--rerank', 'none', '--no-rm3']);
+  assert.deepEqual(bare.map((h) => h.doc_id), ['b']);
+  const fed = await query(['--mode', 'bm25', '--rerank', 'none']);
+  assert.deepEqual(fed.map((h) => h.doc_id).slice(0, 2), ['b', 'c']);
+  await assert.rejects(run(['search', 'query', '--index', index, '--queries', queries, '--rerank', 'fancy']), /--rerank must be classic, quantum_cpu, quantum_gpu or none/);
+});
+
 test('embed prints {model, dimensions, data}', async () => {
   const res = JSON.parse(await run(['embed', 'boundary layer', 'shell']));
   assert.equal(res.model, 'classic-embed');

@@ -126,7 +126,7 @@ async function cranfield(): Promise<void> {
     console.log(`Cranfield (${docs.length} docs, ${queries.length} queries): indexed into PGlite in ${fmt((performance.now() - t) / 1000)} s`);
     const runs = async (mode: 'bm25' | 'dense' | 'hybrid'): Promise<Map<string, string[]>> => {
       const out = new Map<string, string[]>();
-      for (const q of queries) out.set(q.query_id, (await index.query(q.text, { mode, topK: 100 })).map((h) => h.doc_id));
+      for (const q of queries) out.set(q.query_id, (await index.query(q.text, { mode, topK: 100, rerank: null })).map((h) => h.doc_id));
       return out;
     };
     t = performance.now();

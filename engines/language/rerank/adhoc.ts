@@ -5,16 +5,17 @@
 import { classicEmbedder } from '../embed/embedder.ts';
 import { bm25Scores } from '../retrieval/bm25.ts';
 import type { Candidate, RerankContext, Reranker } from '../retrieval/search-index.ts';
-import { termCounts, terms } from '../text/tokenize.ts';
+import { analyze } from '../text/analyzer.ts';
+import { termCounts } from '../text/tokenize.ts';
 
 export async function rerankDocuments(reranker: Reranker, query: string, documents: readonly string[]): Promise<{ index: number; score: number }[]> {
-  const docTerms = documents.map((d) => terms(d));
+  const docTerms = documents.map((d) => analyze(d));
   const lengths = new Map(docTerms.map((t, i) => [String(i), t.length]));
   const n = documents.length;
   const avgdl = docTerms.reduce((s, t) => s + t.length, 0) / Math.max(1, n);
   const counts = docTerms.map((t) => termCounts(t));
   const postings = counts.flatMap((c, i) => [...c].map(([term, tf]) => ({ term, doc_id: String(i), tf })));
-  const q = termCounts(terms(query));
+  const q = termCounts(analyze(query));
   const first = bm25Scores(postings.filter((p) => q.has(p.term)), q, { n, avgdl, lengths });
   const order = documents
     .map((text, i) => ({ doc_id: String(i), title: '', text, score: first.get(String(i)) ?? 0, i }))

@@ -21,7 +21,8 @@ import { DEFAULT_BM25, idf } from '../retrieval/bm25.ts';
 import type { Scored } from '../retrieval/bm25.ts';
 import type { Candidate, RerankContext, Reranker } from '../retrieval/search-index.ts';
 import { indexedText } from '../retrieval/search-index.ts';
-import { termCounts, terms } from '../text/tokenize.ts';
+import { analyze } from '../text/analyzer.ts';
+import { termCounts } from '../text/tokenize.ts';
 import { classicReranker } from './classic.ts';
 
 export const QUBITS = 6;
@@ -73,7 +74,7 @@ export interface QuantumReranker extends Reranker {
  * QUBITS-qubit circuit per candidate on the statevector simulator.
  */
 export async function kernelScores(query: string, candidates: readonly Candidate[], ctx: RerankContext): Promise<{ scores: number[]; qubits: number }> {
-  const qTerms = [...termCounts(terms(query)).keys()];
+  const qTerms = [...termCounts(analyze(query)).keys()];
   const df = await ctx.df(qTerms);
   const chosen = qTerms
     .map((t) => ({ t, w: idf(ctx.n, df.get(t) ?? 0) }))
@@ -84,7 +85,7 @@ export async function kernelScores(query: string, candidates: readonly Candidate
   const { k1, b } = DEFAULT_BM25;
   const qVec = chosen.map(() => 1);
   const scores = candidates.map((c) => {
-    const list = terms(indexedText(c));
+    const list = analyze(indexedText(c));
     const counts = termCounts(list);
     const norm = 1 - b + (b * list.length) / (ctx.avgdl || 1);
     const dVec = chosen.map((t) => {

@@ -125,7 +125,7 @@ test('on the fixture stations the static filter beats single-point on every epoc
     const spp = solveFile(obs, n, {}, {}, { mode: 'spp' });
     const kf = solveFile(obs, n, {}, {}, { mode: 'kalman', dynamics: 'static' });
     assert.equal(kf.summary.fixes, obs.epochs.length);
-    assert.deepEqual(kf.summary.positioning, { mode: 'kalman', dynamics: 'static', smoothing: true });
+    assert.deepEqual(kf.summary.positioning, { mode: 'kalman', dynamics: 'static', smoothing: true, combined: false });
     assert.ok(kf.summary.horizontal_rms_m! < spp.summary.horizontal_rms_m!, `${s.name}: kalman ${kf.summary.horizontal_rms_m} spp ${spp.summary.horizontal_rms_m}`);
   }
 });
@@ -152,3 +152,21 @@ test('a 30 m fault is excluded by RAIM in the epoch it appears and kept out of t
 });
 
 
+
+test('GPS and Galileo together: the filter estimates the Galileo inter-system bias and stays on the site', async () => {
+  const { ConstellationSimulator } = await import('./simulator/simulator.ts');
+  const { gpsGalileoNav } = await import('./simulator/galileo.ts');
+  const { GnssEngine } = await import('./engine.ts');
+  const { geodeticToEcef, RAD } = await import('./geodesy.ts');
+  const site = { lat: 37.4165, lon: -122.2042, height: 64 };
+  const sim = new ConstellationSimulator({ site, seed: 5, interval: 1, nav: gpsGalileoNav(), startGps: 1.4e9 });
+  const engine = new GnssEngine({ nav: sim.nav, dynamics: 'static' });
+  const truth = geodeticToEcef({ lat: site.lat * RAD, lon: site.lon * RAD, height: site.height });
+  let last;
+  for (let k = 0; k < 120; k++) last = engine.process(sim.step().obs).filtered;
+  assert.ok(last);
+  assert.deepEqual(Object.keys(last.clockBias).sort(), ['GPS', 'Galileo']);
+  assert.ok(last.used.some((s) => s[0] === 'E') && last.used.some((s) => s[0] === 'G'));
+  const e = ecefToEnu(sub(last.position, truth), ecefToGeodetic(truth));
+  assert.ok(Math.hypot(e[0], e[1]) < 2, `horizontal error ${Math.hypot(e[0], e[1])} m`);
+});

@@ -17,6 +17,7 @@ import { counts, metrics, type Metrics } from './metrics.ts';
 import { resynthesizePhaseRegions } from './phasepoly.ts';
 import { hadamardCxToPhases } from './hcz.ts';
 import { relativePhaseToffolis } from './relphase.ts';
+import { relocatePhasesToEnd } from './relocate.ts';
 import { choosePolarities } from './polarity.ts';
 import { chooseToffoliForms } from './toffoli.ts';
 import { simplify } from './simplify.ts';
@@ -105,6 +106,7 @@ function pipeline(source: Circuit, input: Circuit, options: OptimizeOptions, lev
       simplify(ir, level);
     }
     if (resynthesizePhaseRegions(ir)) simplify(ir, level);
+    ir = relocated(ir, level, cost1q);
   }
   const identity = [...Array(input.numQubits).keys()];
   let initial = identity;
@@ -143,6 +145,29 @@ function pipeline(source: Circuit, input: Circuit, options: OptimizeOptions, lev
   }
   const circuit = emit(ir, basis, { fuse: level >= 1, allowed, qregs, cregs: input.cregs, numClbits: input.numClbits });
   return { circuit, metrics: metrics(input, circuit), qubitMapping: toRecord(final), initialLayout: toRecord(initial), swaps };
+}
+
+/**
+ * The IR with the rotations that the final wires can carry moved to the end (relocate.ts),
+ * when that ends smaller after the rewrites: all of them, or only those that need no CX there.
+ */
+function relocated(ir: Ir, level: number, cost1q: (m: Mat) => number): Ir {
+  const size = (x: Ir): number => {
+    let cx = 0;
+    for (const op of x.ops) if (op.k === 'cx') cx++;
+    return x.ops.length + cx;
+  };
+  let best = ir;
+  for (const singleWireOnly of [false, true]) {
+    const trial: Ir = { n: ir.n, ops: ir.ops.slice(), phase: ir.phase };
+    if (!relocatePhasesToEnd(trial, { singleWireOnly })) continue;
+    simplify(trial, level);
+    resynthesize2q(trial, cost1q);
+    simplify(trial, level);
+    if (resynthesizePhaseRegions(trial)) simplify(trial, level);
+    if (size(trial) < size(best)) best = trial;
+  }
+  return best;
 }
 
 /** The measurements after which nothing acts on their qubit or reads or writes their bit. */

@@ -57,14 +57,14 @@ export function splitRegion(ops: IrOp[], n: number, maxRegion = Infinity): { bef
 }
 
 // GF(2) vectors over a region's wires, as 32-bit words.
-type Vec = Uint32Array;
-const get = (v: Vec, i: number): number => (v[i >>> 5] >>> (i & 31)) & 1;
-const flip = (v: Vec, i: number): void => void (v[i >>> 5] ^= 1 << (i & 31));
-const xorInto = (a: Vec, b: Vec): void => {
+export type Vec = Uint32Array;
+export const get = (v: Vec, i: number): number => (v[i >>> 5] >>> (i & 31)) & 1;
+export const flip = (v: Vec, i: number): void => void (v[i >>> 5] ^= 1 << (i & 31));
+export const xorInto = (a: Vec, b: Vec): void => {
   for (let k = 0; k < a.length; k++) a[k] ^= b[k];
 };
 const keyOf = (v: Vec): string => Array.prototype.join.call(v, ',');
-function unit(words: number, i: number): Vec {
+export function unit(words: number, i: number): Vec {
   const v = new Uint32Array(words);
   flip(v, i);
   return v;
@@ -123,8 +123,15 @@ export function phasePolynomial(region: IrOp[], wires: number[]): PhasePoly {
       cst[q] ^= 1;
     }
   }
+  const { terms, phase: extra } = normalizeTerms(sums.values());
+  return { m, words, terms, out: val, outConst: cst, phase: phase + extra };
+}
+
+/** Sums of angles per parity, reduced to (-pi, pi] (the sign of rz(a + 2 pi) to the phase); zeros dropped. */
+export function normalizeTerms(sums: Iterable<{ v: Vec; angle: number }>): { terms: Array<{ v: Vec; angle: number }>; phase: number } {
+  let phase = 0;
   const terms: Array<{ v: Vec; angle: number }> = [];
-  for (const s of sums.values()) {
+  for (const s of sums) {
     // rz(a + 2 pi) = -rz(a): keep the angle in (-pi, pi] and move the sign to the phase.
     let a = s.angle % FOUR_PI;
     if (a > 2 * Math.PI) a -= FOUR_PI;
@@ -136,7 +143,7 @@ export function phasePolynomial(region: IrOp[], wires: number[]): PhasePoly {
     if (Math.abs(a) < 1e-12) continue;
     terms.push({ v: s.v, angle: a });
   }
-  return { m, words, terms, out: val, outConst: cst, phase };
+  return { terms, phase };
 }
 
 /** Local operations: CX (control, target) or an rz on a wire. */
@@ -146,7 +153,7 @@ type LocalOp = { cx: [number, number] } | { rz: [number, number] };
  * The parity network: every term is brought onto some wire by CX gates and rotated there.
  * Returns the gates and the wire parities it leaves (as vectors over the inputs).
  */
-function graySynth(p: PhasePoly): { ops: LocalOp[]; wires: Vec[] } {
+function graySynth(p: PhasePoly, variant = 0): { ops: LocalOp[]; wires: Vec[] } {
   const { m, words } = p;
   const ops: LocalOp[] = [];
   const wires = Array.from({ length: m }, (_, i) => unit(words, i));
@@ -219,11 +226,13 @@ function graySynth(p: PhasePoly): { ops: LocalOp[]; wires: Vec[] } {
         }
       }
     }
+    // Split on the wire that most terms agree on (variant 1: that most terms hold; variant 2:
+    // the last such wire rather than the first).
     let best = f.I[0];
     let bestScore = -1;
     for (const j of f.I) {
-      const s = Math.max(count[j], S.length - count[j]);
-      if (s > bestScore) {
+      const s = variant === 1 ? count[j] : Math.max(count[j], S.length - count[j]);
+      if (s > bestScore || (variant === 2 && s === bestScore)) {
         bestScore = s;
         best = j;
       }
@@ -231,12 +240,13 @@ function graySynth(p: PhasePoly): { ops: LocalOp[]; wires: Vec[] } {
     const rest = f.I.filter((j) => j !== best);
     const S0 = S.filter((t) => !get(cur[t], best));
     const S1 = S.filter((t) => get(cur[t], best));
+    const first = variant === 3 ? 1 : 0;
     if (f.i < 0) {
-      stack.push({ S: S0, I: rest, i: -1 });
-      stack.push({ S: S1, I: rest, i: best });
+      const frames = [{ S: S0, I: rest, i: -1 }, { S: S1, I: rest, i: best }];
+      stack.push(frames[first], frames[1 - first]);
     } else {
-      stack.push({ S: S0, I: rest, i: f.i });
-      stack.push({ S: S1, I: rest, i: f.i });
+      const frames = [{ S: S0, I: rest, i: f.i }, { S: S1, I: rest, i: f.i }];
+      stack.push(frames[first], frames[1 - first]);
     }
   }
   if (alive.some((a) => a)) throw new Error('parity network left a term unplaced');
@@ -316,6 +326,34 @@ export function linearSynth(from: Vec[], to: Vec[], m: number, words: number): A
   return colOps.length < rowOps.length ? colOps : rowOps;
 }
 
+/** Split rules tried for every polynomial (see graySynth). */
+const VARIANTS = [0, 1, 2, 3];
+
+/**
+ * The gates of a phase polynomial on `wires` (local wire i is wires[i]): the parity network
+ * with the fewest CX over the split rules, its linear fix-up, then the output X gates. The
+ * polynomial's own phase is not included.
+ */
+export function synthesizePolynomial(p: PhasePoly, wires: number[]): IrOp[] {
+  let out: IrOp[] = [];
+  let best = Infinity;
+  for (const variant of VARIANTS) {
+    const net = graySynth(p, variant);
+    const fix = linearSynth(net.wires, p.out, p.m, p.words);
+    const cxs = fix.length + net.ops.filter((o) => 'cx' in o).length;
+    if (cxs >= best) continue;
+    best = cxs;
+    out = [];
+    for (const o of net.ops) {
+      if ('cx' in o) out.push({ k: 'cx', c: wires[o.cx[0]], t: wires[o.cx[1]] });
+      else out.push({ k: 'u', q: wires[o.rz[0]], m: rz(o.rz[1]) });
+    }
+    for (const [c, t] of fix) out.push({ k: 'cx', c: wires[c], t: wires[t] });
+  }
+  for (let i = 0; i < p.m; i++) if (p.outConst[i]) out.push({ k: 'u', q: wires[i], m: X });
+  return out;
+}
+
 /** Rewrites one region; returns the new gates, or null when that would not be smaller. */
 function rewriteRegion(region: IrOp[], ir: Ir): IrOp[] | null {
   let oldCx = 0;
@@ -323,15 +361,7 @@ function rewriteRegion(region: IrOp[], ir: Ir): IrOp[] | null {
   if (oldCx < 2) return null;
   const wires = [...new Set(region.flatMap(qubitsOf))].sort((a, b) => a - b);
   const p = phasePolynomial(region, wires);
-  const net = graySynth(p);
-  const fix = linearSynth(net.wires, p.out, p.m, p.words);
-  const out: IrOp[] = [];
-  for (const o of net.ops) {
-    if ('cx' in o) out.push({ k: 'cx', c: wires[o.cx[0]], t: wires[o.cx[1]] });
-    else out.push({ k: 'u', q: wires[o.rz[0]], m: rz(o.rz[1]) });
-  }
-  for (const [c, t] of fix) out.push({ k: 'cx', c: wires[c], t: wires[t] });
-  for (let i = 0; i < p.m; i++) if (p.outConst[i]) out.push({ k: 'u', q: wires[i], m: X });
+  const out = synthesizePolynomial(p, wires);
   let newCx = 0;
   for (const op of out) if (op.k === 'cx') newCx++;
   const better = newCx < oldCx ? out.length <= region.length : newCx === oldCx && out.length < region.length;

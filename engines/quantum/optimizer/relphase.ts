@@ -1,7 +1,7 @@
 /**
  * Context-chosen Toffoli decompositions (level 3): a Toffoli that is undone later by the same
- * Toffoli, with everything between leaving its controls alone and using its target only as
- * a control or under diagonal gates, may be replaced (both copies) by a Toffoli times a
+ * Toffoli, with everything between using its three qubits only as controls or under diagonal
+ * gates, may be replaced (both copies) by a Toffoli times a
  * diagonal gate D: the pair is CCX D M D^dagger CCX = CCX M CCX, because a diagonal D on
  * (a, b, c) commutes with any M that acts on c block-diagonally and not at all on a and b.
  * The relative-phase Toffoli of Margolus (`rccx`: 3 CX and 4 T instead of 6 CX and 7 T) is
@@ -96,19 +96,29 @@ export function relativePhaseToffolis(circuit: Circuit): Circuit | null {
   const replace = new Map<number, GateOp[]>();
   const drop = new Set<number>();
   const paired = new Set<Toffoli>();
+  const same = (t: Toffoli, u: Toffoli): boolean => t.c === u.c && new Set([t.a, t.b, u.a, u.b]).size === 2;
+  /**
+   * The next op on wire q after op i that does not act on q block-diagonally, or is a Toffoli
+   * on the same qubits as t (or undefined).
+   */
+  const nextBlocking = (q: number, i: number, t: Toffoli): number | undefined => {
+    for (let k = (pos[q].get(i) as number) + 1; k < wires[q].length; k++) {
+      const j = wires[q][k];
+      const u = byMain.get(j);
+      if (!diagonalOn(ops[j], q) || (u && same(t, u))) return j;
+    }
+    return undefined;
+  };
   for (const t1 of toffolis) {
     if (paired.has(t1)) continue;
-    const na = near(t1.a, t1.main, 1);
-    const nb = near(t1.b, t1.main, 1);
+    // Everything between the two on a, b and c must act there block-diagonally (as a control
+    // or a diagonal gate), so that it commutes with any diagonal gate on (a, b, c).
+    const na = nextBlocking(t1.a, t1.main, t1);
+    const nb = nextBlocking(t1.b, t1.main, t1);
     if (na === undefined || na !== nb) continue;
     const t2 = byMain.get(na);
-    if (!t2 || paired.has(t2) || t2.c !== t1.c || new Set([t2.a, t2.b, t1.a, t1.b]).size !== 2) continue;
-    // Everything on the target between the two must act on it block-diagonally.
-    const from = pos[t1.c].get(t1.parts[t1.parts.length - 1]) as number;
-    const to = pos[t1.c].get(t2.parts[0]) as number;
-    let ok = true;
-    for (let k = from + 1; k < to && ok; k++) ok = diagonalOn(ops[wires[t1.c][k]], t1.c);
-    if (!ok) continue;
+    if (!t2 || paired.has(t2) || !same(t1, t2)) continue;
+    if (nextBlocking(t1.c, t1.parts[t1.parts.length - 1], t1) !== t2.parts[0]) continue;
     paired.add(t1).add(t2);
     // rccx is not symmetric in its controls: both copies take the first one's order.
     for (const t of [t1, t2]) {

@@ -12,7 +12,9 @@
  * dims + 10 columns, two power iterations, then the exact eigen-decomposition (Jacobi) of the
  * small projected matrix. It costs a few passes over the postings, so it scales with their
  * number, not with the square of the collection; above FIT_LIMIT documents it is fitted on an
- * evenly spaced sample and every document is then projected into it.
+ * evenly spaced sample and every document is then projected into it. Memory: `dims` 32-bit
+ * floats per document and per kept term (0.8 kB each at 200 dimensions: 80 MB for 100,000
+ * documents), held by the process that searches.
  *
  * 200 dimensions were chosen on the training half of Cranfield's queries over 100 and 200
  * (README, "Retrieval"); fixed seeds make the fit deterministic.
@@ -22,6 +24,8 @@ import { idf } from './bm25.ts';
 export const DEFAULT_LATENT_DIMS = 200;
 /** Most documents the factorisation is fitted on; the rest are projected into it. */
 export const FIT_LIMIT = 20_000;
+/** Most terms the space keeps (the most frequent): bounds its memory on large vocabularies. */
+export const TERM_LIMIT = 50_000;
 const OVERSAMPLE = 10;
 const POWER_ITERATIONS = 2;
 
@@ -33,12 +37,12 @@ export interface LatentDoc {
 export interface LatentModel {
   dims: number;
   /** term → row of V (length dims). */
-  termVectors: Map<string, Float64Array>;
+  termVectors: Map<string, Float32Array>;
   /** term → idf over the fitted collection. */
   idf: Map<string, number>;
   ids: string[];
   /** One unit vector per document (U Σ, normalised), in `ids` order. */
-  docVectors: Float64Array[];
+  docVectors: Float32Array[];
 }
 
 // mulberry32: a small deterministic generator, so two fits of the same documents agree.
@@ -138,7 +142,11 @@ export function fitLatent(docs: readonly LatentDoc[], dims = DEFAULT_LATENT_DIMS
   const df = new Map<string, number>();
   for (const d of docs) for (const t of d.terms.keys()) df.set(t, (df.get(t) ?? 0) + 1);
   // Terms in one document only carry no co-occurrence: leave them out of the space.
-  const vocab = [...df.keys()].filter((t) => (df.get(t) ?? 0) >= 2).sort();
+  const vocab = [...df.keys()]
+    .filter((t) => (df.get(t) ?? 0) >= 2)
+    .sort((a, b) => (df.get(b) ?? 0) - (df.get(a) ?? 0) || (a < b ? -1 : 1))
+    .slice(0, TERM_LIMIT)
+    .sort();
   if (vocab.length < 2) return null;
   const col = new Map(vocab.map((t, j) => [t, j]));
   const weights = new Map(vocab.map((t) => [t, idf(n, df.get(t) ?? 0)]));
@@ -223,8 +231,8 @@ export function fitLatent(docs: readonly LatentDoc[], dims = DEFAULT_LATENT_DIMS
     }
     byDim.push(out);
   }
-  const termVectors = new Map<string, Float64Array>();
-  for (let j = 0; j < V; j++) termVectors.set(vocab[j], Float64Array.from(byDim, (d) => d[j]));
+  const termVectors = new Map<string, Float32Array>();
+  for (let j = 0; j < V; j++) termVectors.set(vocab[j], Float32Array.from(byDim, (d) => d[j]));
   const model: LatentModel = { dims: k, termVectors, idf: weights, ids: [], docVectors: [] };
   // Every document, sampled or not, is projected the same way: D V_k.
   for (const d of docs) {
@@ -235,7 +243,7 @@ export function fitLatent(docs: readonly LatentDoc[], dims = DEFAULT_LATENT_DIMS
       for (let c = 0; c < k; c++) v[c] += r.vals[x] * tv[c];
     }
     model.ids.push(d.doc_id);
-    model.docVectors.push(unit(v));
+    model.docVectors.push(Float32Array.from(unit(v)));
   }
   return model;
 }

@@ -40,6 +40,7 @@ describe('QUANTUM_CIRCUIT on the prepaid plan', () => {
     assert.equal(job.usage_metrics.shots, 200);
     assert.equal(job.usage_metrics.qpu_seconds, null, 'a simulator reports no QPU time');
     assert.ok(job.usage_metrics.simulator_seconds >= 0);
+    assert.ok(!/\.\d{7,}/.test(JSON.stringify(job.usage_metrics.simulator_seconds)), `seconds to the microsecond the engine measures: ${job.usage_metrics.simulator_seconds}`);
     assert.ok(job.usage_metrics.queue_time_seconds >= 0);
     assert.ok(job.charged_usd > 0 && job.charged_usd <= 0.06);
     assert.equal(job.reservation.status, 'settled');

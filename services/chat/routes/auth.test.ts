@@ -44,7 +44,7 @@ test('every private route answers 401 Not authenticated without a session, and A
     ['POST', '/api/conversations/conv_x/messages'],
   ] as const) {
     for (const headers of [{}, { authorization: `Bearer ${key}` }, { cookie: 'lattice_chat=forged' }] as Record<string, string>[]) {
-      const res = await call(`${chat.url}${path}`, { method, headers, ...(method === 'POST' || method === 'PATCH' ? { body: { content: 'hi' } } : {}) });
+      const res = await call(`${chat.url}${path}`, { method, headers, ...(method === 'POST' || method === 'PATCH' ? { body: path.endsWith('/messages') ? { content: 'hi' } : { title: 'hi' } } : {}) });
       assert.equal(res.status, 401, `${method} ${path}`);
       assert.deepEqual(res.body, { error: { message: 'Not authenticated', type: 'authentication_error' } });
     }

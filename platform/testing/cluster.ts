@@ -12,6 +12,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { createAccount, setPlan } from '../identity/accounts.ts';
+import { createKey } from '../identity/keys.ts';
 import { openPostgres, type Database } from '../storage/database.ts';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -156,4 +158,40 @@ export async function startCluster(baseUrl: string, options: ClusterOptions): Pr
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * Why a cluster test file skips: it runs once, in the embedded pass of `npm test` (the
+ * processes bring their own PostgreSQL database), and only when a server is reachable.
+ * Resolves to the server's URL when the file should run.
+ */
+export async function clusterTestServer(): Promise<{ url: string | null; skip: string | false }> {
+  if (process.env.DATABASE_URL) return { url: null, skip: 'runs once, in the embedded pass' };
+  const url = await clusterDatabaseUrl();
+  return { url, skip: url ? false : 'needs a PostgreSQL server (LATTICE_TEST_POSTGRES_URL)' };
+}
+
+/** A new account with a key of `service` (and a plan); for setting up a cluster test. */
+export async function clusterKey(db: Database, service: string, prefix: string, plan?: string): Promise<{ key: string; id: string; accountId: string }> {
+  const account = await createAccount(db, { email: `cluster-${randomBytes(6).toString('hex')}@example.test` });
+  if (plan) await setPlan(db, account.id, service, plan);
+  const key = await createKey(db, { accountId: account.id, service, prefix });
+  return { key: key.key, id: key.id, accountId: account.id };
+}
+
+/** Waits, when needed, until the current UTC minute has at least `seconds` left (fixed-window limits). */
+export async function roomInMinute(seconds: number): Promise<void> {
+  const left = 60 - new Date().getUTCSeconds();
+  if (left < seconds) await new Promise((r) => setTimeout(r, left * 1000 + 200));
+}
+
+/** Polls `fn` until it returns something truthy; throws naming `what` after `ms`. */
+export async function eventually<T>(what: string, fn: () => Promise<T | null | undefined | false>, ms = 30_000): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const v = await fn().catch(() => null);
+    if (v) return v;
+    if (Date.now() > deadline) throw new Error(`${what}: not reached within ${ms} ms`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
 }

@@ -1,0 +1,51 @@
+/**
+ * Three `lattice serve` processes on one PostgreSQL running circuit jobs: jobs accepted before
+ * one process is killed with SIGKILL all finish, once, and are readable through the survivors.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { call } from '../../platform/testing/harness.ts';
+import { clusterKey, clusterTestServer, eventually, startCluster, type Cluster } from '../../platform/testing/cluster.ts';
+
+const { url: pg, skip } = await clusterTestServer();
+
+describe('three processes running circuit jobs', { skip }, () => {
+  let cluster: Cluster;
+  before(async () => {
+    cluster = await startCluster(pg!, { services: ['qcos'] });
+  });
+  after(async () => {
+    await cluster?.close();
+  });
+
+  test('jobs accepted before one process is killed with SIGKILL all finish once, readable through the survivors', async () => {
+    const { key } = await clusterKey(cluster.db, 'qcos', 'qcos', 'pro');
+    const headers = { 'x-api-key': key };
+    // Circuits that take a moment, so that some are running in the process that is killed.
+    const n = 21;
+    const layer = () => `${Array.from({ length: n }, (_, i) => `rx(0.${i + 1}) q[${i}];`).join('\n')}\n${Array.from({ length: n - 1 }, (_, i) => `cx q[${i}],q[${i + 1}];`).join('\n')}`;
+    const qasm = `OPENQASM 2.0;\ninclude "qelib1.inc";\nqreg q[${n}];\ncreg c[${n}];\n${[1, 2, 3].map(layer).join('\n')}\nmeasure q -> c;\n`;
+    const ids: string[] = [];
+    for (let i = 0; i < 12; i++) {
+      const r = await call(`${cluster.processes[i % 3]!.urls.qcos}/v2/circuits`, { headers, body: { circuit: { qasm, format: 'qasm2' }, backend: 'statevector_simulator', shots: 100 } });
+      assert.equal(r.status, 201, JSON.stringify(r.body));
+      ids.push(r.body.job_id ?? r.body.id);
+    }
+    const [{ open }] = await cluster.db.query<{ open: number }>("SELECT count(*)::int AS open FROM quantum_jobs WHERE id = ANY($1) AND status <> 'completed'", [ids]);
+    await cluster.processes[0]!.kill('SIGKILL');
+    assert.ok(open > 0, 'some jobs were still queued or running when the process was killed');
+    const survivors = cluster.processes.filter((p) => p.alive);
+    for (const [i, id] of ids.entries()) {
+      const p = survivors[i % survivors.length]!;
+      const done = await eventually(`job ${id} completed`, async () => {
+        const r = await call(`${p.urls.qcos}/v2/jobs/${id}`, { headers });
+        return r.status === 200 && ['completed', 'failed'].includes(r.body.status) && r.body;
+      }, 90_000);
+      assert.equal(done.status, 'completed', JSON.stringify(done));
+    }
+    // Exactly once: one finished row per job, and each job's result written once.
+    const rows = await cluster.db.query<{ id: string; status: string }>('SELECT id, status FROM quantum_jobs WHERE id = ANY($1)', [ids]);
+    assert.equal(rows.length, ids.length);
+    assert.ok(rows.every((r) => r.status === 'completed'));
+  });
+});

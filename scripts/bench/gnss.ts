@@ -39,15 +39,16 @@ function convergence(times: number[], errors: number[], limit: number): number |
 }
 
 function accuracy(): void {
-  console.log('\nAccuracy: horizontal RMS against the header position, GPS L1 C/A (every station: GPS-only navigation file), 10 deg mask, Klobuchar, Saastamoinen');
+  console.log('\nAccuracy: horizontal RMS against the header position, L1 code of the constellations both navigation and observations carry, 10 deg mask, Klobuchar, Saastamoinen');
   console.log('  ours: carrier-smoothed Kalman filter, static model (all three are fixed reference antennas; the same settings for each), and');
-  console.log('  single-point; rnx2rtkp: RTKLIB single mode with the same constellation (navsys GPS), mask and models');
+  console.log('  single-point; rnx2rtkp: RTKLIB single mode with the same constellations, mask and models');
   const haveRtklib = rnx2rtkpAvailable();
   if (!haveRtklib) console.log('  rnx2rtkp not installed (Debian package rtklib): its columns are skipped');
   console.log(
     `  ${'station'.padEnd(8)} ${'solved'.padStart(9)} ${'kalman m'.padStart(9)} ${'moving m'.padStart(9)} ${'combined m'.padStart(11)} ${'single m'.padStart(9)} ${'rnx2rtkp m'.padStart(11)} ${'kalman/rtk'.padStart(11)} ${'moving/rtk'.padStart(11)} ${'comb/rtk'.padStart(9)} ${'single/rtk'.padStart(11)} ${'converged'.padStart(10)} ${'kalman ms'.padStart(10)}`,
   );
   const biases: string[] = [];
+  const systems: string[] = [];
   for (const s of STATIONS) {
     const obs = parseObs(rinexText(s.obs));
     const nav = parseNav(rinexText(s.nav));
@@ -61,7 +62,8 @@ function accuracy(): void {
     let theirs: number | undefined;
     let theirPos: Vec3[] | undefined;
     if (haveRtklib && truth) {
-      theirPos = runRnx2rtkp(RINEX_DIR + s.obs, RINEX_DIR + s.nav);
+      // RTKLIB with the constellations our solution used (these navigation files carry GPS only).
+      theirPos = runRnx2rtkp(RINEX_DIR + s.obs, RINEX_DIR + s.nav, kalman.summary.constellations);
       if (theirPos && theirPos.length) theirs = horizontalRms(theirPos, truth);
     }
     const rms = (r: typeof kalman) => r.summary.horizontal_rms_m ?? NaN;
@@ -77,10 +79,12 @@ function accuracy(): void {
       biases.push(`  ${s.name.padEnd(8)} mean error: kalman ${mean(enErrors(pos, truth))} N; rnx2rtkp ${theirPos ? mean(enErrors(theirPos, truth)) : '-'} N`);
     }
     const solved = `${((100 * kalman.summary.fixes) / kalman.summary.epochs).toFixed(0)}% ${kalman.summary.fixes}`;
+    systems.push(`${s.name} ${kalman.summary.constellations.join('+')}`);
     console.log(
       `  ${s.name.padEnd(8)} ${solved.padStart(9)} ${rms(kalman).toFixed(3).padStart(9)} ${rms(moving).toFixed(3).padStart(9)} ${rms(combined).toFixed(3).padStart(11)} ${rms(single).toFixed(3).padStart(9)} ${(theirs?.toFixed(3) ?? '-').padStart(11)} ${ratio(kalman).padStart(11)} ${ratio(moving).padStart(11)} ${ratio(combined).padStart(9)} ${ratio(single).padStart(11)} ${converged.padStart(10)} ${kalmanMs.toFixed(0).padStart(10)}`,
     );
   }
+  console.log(`  constellations (ours and rnx2rtkp's navsys): ${systems.join(', ')}`);
   console.log('  converged: time from a cold start until the horizontal error stays at or below rnx2rtkp single mode\'s RMS on that station');
   console.log("  moving: the same filter with the moving model (Groves' 1 m^2/s^3 acceleration PSD), the default of `gnss solve` and the live service");
   console.log('  combined: the static filter run forwards and backwards over the file, combined per epoch (post-processing, `gnss solve --combined`)');

@@ -10,25 +10,31 @@ export function rnx2rtkpAvailable(): boolean {
   return !r.error;
 }
 
-/** The options that make rnx2rtkp comparable with the engine: GPS only, 10 degree mask, brdc iono, Saastamoinen. */
+/** rnx2rtkp's navsys bits per constellation. */
+const NAVSYS: Record<string, number> = { GPS: 1, SBAS: 2, GLONASS: 4, Galileo: 8, QZSS: 16, BeiDou: 32 };
+
+/** The options that make rnx2rtkp comparable with the engine: 10 degree mask, brdc iono, Saastamoinen, the same constellations. */
 const CONFIG = [
   'pos1-posmode       =single',
   'pos1-elmask        =10',
   'pos1-ionoopt       =brdc',
   'pos1-tropopt       =saas',
   'pos1-sateph        =brdc',
-  'pos1-navsys        =1',
   'out-solformat      =xyz',
 ].join('\n');
 
-/** ECEF positions rnx2rtkp computes for each epoch, or undefined when it is not installed. */
-export function runRnx2rtkp(obsPath: string, navPath: string): Vec3[] | undefined {
+/**
+ * ECEF positions rnx2rtkp computes for each epoch, or undefined when it is not installed.
+ * `constellations`: the systems it may use (default GPS), the ones the engine's solution used.
+ */
+export function runRnx2rtkp(obsPath: string, navPath: string, constellations: readonly string[] = ['GPS']): Vec3[] | undefined {
   if (!rnx2rtkpAvailable()) return undefined;
   const dir = mkdtempSync(join(tmpdir(), 'rnx2rtkp-'));
   try {
     const conf = join(dir, 'spp.conf');
     const out = join(dir, 'out.pos');
-    writeFileSync(conf, `${CONFIG}\n`);
+    const navsys = constellations.reduce((bits, c) => bits | (NAVSYS[c] ?? 0), 0) || 1;
+    writeFileSync(conf, `${CONFIG}\npos1-navsys        =${navsys}\n`);
     const r = spawnSync('rnx2rtkp', ['-k', conf, '-o', out, obsPath, navPath], { encoding: 'utf8', timeout: 60000 });
     if (r.status !== 0) throw new Error(`rnx2rtkp failed: ${r.stderr}`);
     return readFileSync(out, 'utf8')

@@ -9,11 +9,16 @@ import type { LatticeConfig } from './config.ts';
 import type { ServiceApp } from './http/app.ts';
 import { platformMigrations } from './migrations.ts';
 import type { JobQueue } from './jobs/queue.ts';
+import { jobQueueGauge, storeGauges, trainingGauge } from './observability/families.ts';
 import { holdReadiness, nameService, readinessWatched, setPhase } from './observability/http.ts';
 import type { ServiceContext, ServiceDefinition } from './service.ts';
 import type { Migration } from './storage/migrate.ts';
 import type { EmbeddedDatabase } from './storage/database.ts';
 import { openStore, type Store } from './storage/store.ts';
+
+/** Services whose work is paid through credit holds, and those that run quantum jobs: their /metrics show these figures. */
+const HOLD_SERVICES = new Set(['llm-gateway', 'platform', 'runtime', 'suppliers']);
+const QUANTUM_SERVICES = new Set(['qcos', 'core', 'platform', 'runtime', 'suppliers']);
 
 export function allMigrations(services: readonly ServiceDefinition[]): Migration[] {
   return [...platformMigrations, ...services.flatMap((s) => s.migrations)];
@@ -95,6 +100,7 @@ export async function startLattice(
   if (store.secrets?.createdKeyFile) log(`lattice: made the master key ${store.secrets.createdKeyFile}: keep a copy somewhere safe (not beside the backups); without it the stored keys cannot be read`);
   if (store.secrets?.sealed) log(`lattice: encrypted ${store.secrets.sealed} secrets that were stored in clear`);
   const queue = lazyJobQueue(store.db);
+  jobQueueGauge(store.db);
   const ctx: ServiceContext = { db: store.db, dataDir: config.dataDir, now: () => new Date(), queue: queue.get };
   // Rows of ended limit windows are deleted by one process of the cluster.
   const { startLeaderLoop } = await import('./cluster/loop.ts');
@@ -112,6 +118,8 @@ export async function startLattice(
       const { port, prefix } = config.services[def.id]!;
       const app = await def.build(ctx, { prefix });
       nameService(app, def.id);
+      storeGauges(def.id, store.db, { holds: HOLD_SERVICES.has(def.id), quantum: QUANTUM_SERVICES.has(def.id) });
+      if (def.id === 'llm') trainingGauge(store.db);
       holdReadiness(app);
       building = app;
       try {

@@ -85,6 +85,32 @@ export function sampledGauge(
   });
 }
 
+/** A sampled gauge of the whole process (shown on every service's /metrics, without a service label). */
+export function processSampledGauge(
+  name: string,
+  help: string,
+  labelNames: readonly string[],
+  collect: (set: (labels: Record<string, string>, value: number) => void, reset: () => void) => Promise<void> | void,
+): void {
+  if (processRegistry.getSingleMetric(name)) processRegistry.removeSingleMetric(name);
+  new Gauge({
+    name,
+    help,
+    labelNames,
+    registers: [processRegistry],
+    async collect() {
+      try {
+        await collect(
+          (labels, value) => this.set(labels, value),
+          () => this.reset(),
+        );
+      } catch {
+        // As above: the scrape still answers.
+      }
+    },
+  });
+}
+
 export function histogram(
   service: string,
   name: string,

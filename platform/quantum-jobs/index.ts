@@ -13,6 +13,7 @@
  *   const done = await waitForJob(ctx, { service: 'qcos', accountId }, job.id, 10_000);
  *   const result = await getJobResult(ctx, { service: 'qcos', accountId }, job.id);
  */
+import { processSampledGauge } from '../observability/metrics.ts';
 import { listBackends } from '../../engines/quantum/backends.ts';
 import type { ServiceContext } from '../service.ts';
 import type { Database } from '../storage/database.ts';
@@ -76,7 +77,16 @@ function poolSize(options: StartOptions): number {
  * process's worker pool. Call it in a service's build(), and `release()` when the app closes.
  */
 export async function startQuantumWorkers(ctx: ServiceContext, options: StartOptions = {}): Promise<QuantumWorkers> {
-  pool ??= new WorkerPool(poolSize(options));
+  if (!pool) {
+    const made = new WorkerPool(poolSize(options));
+    pool = made;
+    // Worker utilisation, read at each scrape: the pool is the process's, shared by its services.
+    processSampledGauge('lattice_quantum_workers', 'Quantum simulation workers in the pool, by state (busy, idle)', ['state'], (set) => {
+      const busy = Math.min(made.size, made.load());
+      set({ state: 'busy' }, busy);
+      set({ state: 'idle' }, made.size - busy);
+    });
+  }
   let entry = runners.get(ctx.db);
   if (!entry) {
     const runner = new QuantumRunner(ctx, pool, DEVICE_IDS, options);

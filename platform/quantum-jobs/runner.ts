@@ -6,6 +6,7 @@
  * (`reserve`, `settle`), or calls `kick()`, so that a job starts at once instead of at the
  * next poll.
  */
+import { observeQuantumWait } from '../observability/families.ts';
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { EventEmitter } from 'node:events';
@@ -262,6 +263,7 @@ export class QuantumRunner {
   }
 
   private launch(job: QuantumJob<JobInput>): void {
+    observeQuantumWait(job.service, job.backend, Math.max(0, this.ctx.now().getTime() - job.createdAt.getTime()) / 1000);
     const a: Active = {
       job,
       taskId: null,

@@ -6,6 +6,7 @@
  * that dies mid-attempt leaves its job to expire and be retried by the queue, so delivery is
  * at least once: receivers deduplicate on the event `id` (also sent as `X-Webhook-Id`).
  */
+import { countWebhookDelivery } from '../observability/families.ts';
 import { randomBytes } from 'node:crypto';
 import type { JobQueue } from '../jobs/queue.ts';
 import type { ServiceContext } from '../service.ts';
@@ -142,6 +143,7 @@ async function deliver(ctx: QueueContext, queue: JobQueue, options: Required<Del
   const durationMs = Math.round(performance.now() - started);
   const success = error === null;
   await logAttempt(ctx.db, job, { success, status, error, durationMs });
+  countWebhookDelivery(webhook.service, success, job.attempt);
   if (!success && job.attempt < options.maxAttempts) {
     const startAfter = new Date(Date.now() + retryDelayMs(job.attempt, options));
     await queue.send(DELIVERY_QUEUE, { ...job, attempt: job.attempt + 1 }, { startAfter });

@@ -26,6 +26,7 @@ import { onChange } from '../../platform/storage/changes.ts';
 import { startLeaderLoop, type LeaderLoop } from '../../platform/cluster/loop.ts';
 import { MinuteCounters } from './limits.ts';
 import { promptTokensEstimate, usageCost, worstCaseMicros } from './metering.ts';
+import { countGatewayCall, countGatewayUsage } from '../../platform/observability/families.ts';
 import type { ChatCall } from './request.ts';
 import { modelLayerError } from './upstream-errors.ts';
 
@@ -187,7 +188,9 @@ export class Gateway {
   /** Charges `usage` (capped at the worst case reserved), records it per key, model and day. */
   async settle(identity: Identity, a: Admitted, usage: Usage): Promise<void> {
     if (a.minute !== null) this.minutes.addTokens(identity.keyId, a.minute, usage.prompt_tokens + usage.completion_tokens);
-    await this.leases.finish(a.money, usageCost(a.model, usage), a.requestId, {
+    const cost = usageCost(a.model, usage);
+    countGatewayUsage(a.model.id, usage.prompt_tokens, usage.completion_tokens, cost);
+    await this.leases.finish(a.money, cost, a.requestId, {
       keyId: identity.keyId,
       accountId: identity.accountId,
       model: a.model.id,
@@ -216,13 +219,18 @@ export class Gateway {
     } catch (err) {
       if (clientGone.aborted) {
         // The client left while the model ran: the prompt was processed, nothing was delivered.
+        countGatewayCall(a.model.id, 'client_gone');
         await this.settle(identity, a, { prompt_tokens: promptTokensEstimate(call), completion_tokens: 0, total_tokens: 0 });
-      } else await this.release(a);
+      } else {
+        countGatewayCall(a.model.id, 'upstream_error');
+        await this.release(a);
+      }
       throw modelLayerError(err, a.requestId);
     } finally {
       clearTimeout(timer);
       clientGone.removeEventListener('abort', onGone);
     }
+    countGatewayCall(a.model.id, 'ok');
     await this.settle(identity, a, result.usage);
     return {
       id: a.requestId,
@@ -257,6 +265,7 @@ export class Gateway {
     } catch (err) {
       clearTimeout(timeout);
       res.off('close', clientGone);
+      countGatewayCall(a.model.id, 'upstream_error');
       await this.release(a);
       throw modelLayerError(err, a.requestId);
     }
@@ -320,6 +329,7 @@ export class Gateway {
     }
     // What was generated is charged: the model's own count when it finished, else what was delivered.
     const charged = usage ?? { prompt_tokens: promptTokensEstimate(call), completion_tokens: deltas, total_tokens: promptTokensEstimate(call) + deltas };
+    countGatewayCall(a.model.id, failure ? (failure.type === 'authentication_error' ? 'key_revoked' : 'upstream_error') : usage ? 'ok' : 'client_gone');
     await this.settle(identity, a, charged);
     if (failure) await write(`data: ${JSON.stringify({ error: failure })}\n\n`);
     else if (usage) await write('data: [DONE]\n\n');

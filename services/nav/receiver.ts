@@ -6,6 +6,7 @@
  * the engine holds over exactly as for a loss of signal, and leaves holdover when data returns.
  * Spoofing events and holdover periods are written to the database as they open and close.
  */
+import { setPositioning } from '../../platform/observability/families.ts';
 import {
   EphemerisStore,
   GnssEngine,
@@ -73,7 +74,7 @@ export class NavReceiver {
   ) {
     // Positions come from the carrier-smoothed Kalman filter; `moving` because a live source may
     // be anywhere, and a static model on a moving antenna would lag it (`spp` is the per-epoch option).
-    this.engineOptions = { nav: { ephemerides: [] }, oscillator: options.oscillator, agcBaselinePercent: 50, positioning: 'kalman', dynamics: 'moving' };
+    this.engineOptions = { nav: { ephemerides: [] }, oscillator: options.oscillator, agcBaselinePercent: 50, positioning: 'spp', dynamics: 'moving' };
   }
 
   /**
@@ -201,6 +202,7 @@ export class NavReceiver {
 
   private publish(s: Solution): void {
     this.latestSolution = s;
+    setPositioning({ fix: s.position !== null, satellitesUsed: s.integrity.satellites_used, spoofing: s.integrity.spoofing_detected, holdover: s.holdover, at: new Date(s.solvedAt) });
     this.lastProcessingMs = s.solvedAt - s.receivedAt;
     this.latestJson = s.position
       ? JSON.stringify({ latitude: s.position.latitude, longitude: s.position.longitude, altitude: s.position.altitude, timestamp: s.position.timestamp })

@@ -3,6 +3,7 @@
  * quantum signature on the simulator and comparing in constant time. Invalid licenses answer
  * 200 with `valid: false`, `quantum_verified: false` and the reason in `message`.
  */
+import { countLicenseValidation, resultOf } from '../../../platform/observability/families.ts';
 import { Type } from 'typebox';
 import type { ServiceApp } from '../../../platform/http/app.ts';
 import { verifyQuantumSignature } from '../../../engines/crypto/quantum-signature.ts';
@@ -47,7 +48,10 @@ export function registerValidate(app: ServiceApp, deps: CDeps): void {
       },
     },
     async (req) => {
-      const invalid = (message: string) => ({ valid: false, quantum_verified: false, message });
+      const invalid = (message: string) => {
+        countLicenseValidation('licensing-c', 'c', resultOf(C_MESSAGES, message));
+        return { valid: false, quantum_verified: false, message };
+      };
       const key = normalizeLicenseKey(req.body.license_key);
       const row = key ? await findLicense(deps.ctx.db, key) : null;
       if (!row) return invalid(C_MESSAGES.notFound);
@@ -55,6 +59,7 @@ export function registerValidate(app: ServiceApp, deps: CDeps): void {
       if (!check.valid) return invalid(C_MESSAGES.mismatch);
       const left = row.expires_at.getTime() - deps.ctx.now().getTime();
       if (left <= 0) return invalid(C_MESSAGES.expired);
+      countLicenseValidation('licensing-c', 'c', 'valid');
       return {
         valid: true,
         quantum_verified: true,

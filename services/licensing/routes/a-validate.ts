@@ -1,4 +1,5 @@
 /** POST /api/v1/v2/validate — validates a license artifact; an invalid license is still a 200. */
+import { countLicenseValidation } from '../../../platform/observability/families.ts';
 import { Type } from 'typebox';
 import { ApiError } from '../../../platform/http/errors.ts';
 import type { ServiceApp } from '../../../platform/http/app.ts';
@@ -31,7 +32,9 @@ export function registerValidate(app: ServiceApp, deps: LicensingDeps): void {
     async (req) => {
       const text = req.body.artifact_compact ?? req.body.artifact_json;
       if (text == null) throw new ApiError(400, 'missing_artifact', 'Must provide artifact_json or artifact_compact');
-      return deps.artifactValidator.validate(text, req.body.device_fingerprint, deps.ctx.now());
+      const result = await deps.artifactValidator.validate(text, req.body.device_fingerprint, deps.ctx.now());
+      countLicenseValidation('licensing', 'a', result.status);
+      return result;
     },
   );
 }

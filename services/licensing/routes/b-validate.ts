@@ -3,6 +3,7 @@
  * quantum signature (a fresh simulator run) and comparing in constant time. A license that
  * is not valid is still a 200 with `valid: false` and the reason in `message`.
  */
+import { countLicenseValidation, resultOf } from '../../../platform/observability/families.ts';
 import { Type } from 'typebox';
 import { identityOf } from '../../../platform/http/auth.ts';
 import type { ServiceApp } from '../../../platform/http/app.ts';
@@ -47,12 +48,10 @@ export function registerValidate(app: ServiceApp, deps: VariantBDeps): void {
     },
     async (req) => {
       const { end_customer_id } = req.body;
-      const answer = (valid: boolean, quantumVerified: boolean, message: string) => ({
-        valid,
-        end_customer_id,
-        quantum_verified: quantumVerified,
-        message,
-      });
+      const answer = (valid: boolean, quantumVerified: boolean, message: string) => {
+        countLicenseValidation('licensing', 'b', resultOf(VALIDATE_MESSAGES, message));
+        return { valid, end_customer_id, quantum_verified: quantumVerified, message };
+      };
       const key = normalizeLicenseKey(req.body.license_key);
       const row = key ? await findLicense(deps.ctx.db, identityOf(req).accountId, key) : null;
       if (!row || row.end_customer_id !== end_customer_id) return answer(false, false, VALIDATE_MESSAGES.notFound);

@@ -1,6 +1,7 @@
 /** What the variant Q routes share: the context, the engine, authentication, limits, licensing, events. */
 import type { FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
 import { checkFeatureKey } from '../../../platform/licenses/feature-keys.ts';
+import { countLicenseValidation } from '../../../platform/observability/families.ts';
 import type { ServiceContext } from '../../../platform/service.ts';
 import { pathTenant, resolveCaller, type Caller } from '../caller.ts';
 import { qError } from '../errors.ts';
@@ -64,6 +65,7 @@ export async function requireLicense(deps: QDeps, req: FastifyRequest, caller: C
   const h = req.headers['x-license-key'];
   const key = Array.isArray(h) ? h[0] : h;
   const r = await checkFeatureKey(deps.ctx.db, { key, service: 'llm', feature, accountId: caller.accountId, now: deps.ctx.now() });
+  countLicenseValidation('llm', 'q', r.ok ? 'valid' : r.reason);
   if (!r.ok) {
     const why = r.reason === 'missing' ? 'no X-License-Key was sent' : `the X-License-Key is ${r.reason.replaceAll('_', ' ')}`;
     throw qError('FORBIDDEN', `The licensed feature ${feature} needs an X-License-Key that carries it: ${why}`);

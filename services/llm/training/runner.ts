@@ -8,6 +8,7 @@
  * that dies leaves it to the queue's expiry, after which it is retried, and after
  * `MAX_ATTEMPTS` starts it fails instead of looping.
  */
+import { countTrainingJob } from '../../../platform/observability/families.ts';
 import { readFileSync, rmSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import type { LoraProgress } from '../../../engines/language/builtin/lora.ts';
@@ -102,6 +103,7 @@ export class Trainer {
         await tx.query('UPDATE llm_tenants SET adapter_job_id = $2, updated_at = now() WHERE id = $1', [job.tenant_id, jobId]);
       });
       await forgetTenants(db);
+      countTrainingJob('llm', 'completed');
       await this.events.emit(job.account_id, job.tenant_id, 'training.completed', {
         job_id: jobId,
         status: 'completed',
@@ -121,6 +123,7 @@ export class Trainer {
 
   private async fail(job: JobRow, message: string): Promise<void> {
     await this.ctx.db.query("UPDATE llm_training_jobs SET status = 'failed', error = $2, finished_at = now(), updated_at = now() WHERE id = $1", [job.id, message]);
+    countTrainingJob('llm', 'failed');
     await this.events.emit(job.account_id, job.tenant_id, 'training.failed', { job_id: job.id, status: 'failed', error: { code: 'TRAINING_FAILED', message } });
   }
 

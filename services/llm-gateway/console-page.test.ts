@@ -63,7 +63,7 @@ test('in the browser: sign in, see balance and spend, create a key and see its s
     if (shots) await page.screenshot({ path: join(shots, 'console-secret.png') });
     await page.getByRole('button', { name: 'Done' }).click();
     await page.locator('tr[data-key-id]', { hasText: 'ci pipeline' }).waitFor();
-    assert.deepEqual(await page.locator('tr[data-key-id]', { hasText: 'ci pipeline' }).locator('code.scope').allInnerTexts(), ['chat:write', 'models:read']);
+    assert.deepEqual(await page.locator('tr[data-key-id]', { hasText: 'ci pipeline' }).locator('td.scopes code.scope').allInnerTexts(), ['chat:write', 'models:read']);
     // Shown once: after closing, the secret is nowhere on the page, and the key works.
     assert.ok(!(await page.content()).includes(secret));
     assert.equal((await call(`${gw.url}/api/v1/models`, { headers: { authorization: `Bearer ${secret}` } })).status, 200);
@@ -103,6 +103,11 @@ test('on a phone-width screen the signed-in console fits without sideways scroll
     if (shots) await page.screenshot({ path: join(shots, 'console-phone.png'), fullPage: true });
     const overflow = (await page.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth')) as number;
     assert.ok(overflow <= 0, `page is ${overflow}px wider than the screen`);
+    // The keys table fits its card too (no scrolling inside it), its scopes under each key's name.
+    const tableOverflow = (await page.evaluate("(() => { const w = document.querySelector('.table-wrap'); return w.scrollWidth - w.clientWidth; })()")) as number;
+    assert.ok(tableOverflow <= 0, `the keys table is ${tableOverflow}px wider than its card`);
+    assert.deepEqual(await page.locator('tr[data-key-id] .scopes-inline code.scope').allInnerTexts(), ['chat:write', 'models:read']);
+    assert.ok(await page.getByRole('button', { name: 'Revoke' }).isVisible());
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByRole('button', { name: 'Sign in' }).waitFor();
     assert.deepEqual(problems, []);
@@ -125,7 +130,7 @@ test('in the browser: a key created with only models:read lists the catalog, and
     await page.getByRole('button', { name: 'Done' }).click();
     const row = page.locator('tr[data-key-id]', { hasText: 'catalog reader' });
     await row.waitFor();
-    assert.deepEqual(await row.locator('code.scope').allInnerTexts(), ['models:read']);
+    assert.deepEqual(await row.locator('td.scopes code.scope').allInnerTexts(), ['models:read']);
     const auth = { authorization: `Bearer ${secret}` };
     assert.equal((await call(`${gw.url}/api/v1/models`, { headers: auth })).status, 200);
     const chat = await call(`${gw.url}/api/v1/chat/completions`, { body: { model: 'fast', messages: [{ role: 'user', content: 'hi' }] }, headers: auth });

@@ -39,14 +39,19 @@ function signInView(): SafeHtml {
 </main>`;
 }
 
+// The scopes column; on a phone the same tags sit under the key's name instead (console.css).
+function scopeTags(k: KeyView): SafeHtml {
+  return html`${k.scopes.map((sc) => html`<code class="scope">${sc}</code>`)}`;
+}
+
 function keysTable(keys: KeyView[], spend: Map<string, number>): SafeHtml {
   if (!keys.length) return html`<p class="muted" id="no-keys">No API keys yet. Create one to call <code>/api/v1/chat/completions</code>.</p>`;
   return html`<div class="table-wrap"><table class="keys">
   <thead><tr><th>Name</th><th>Id</th><th>Created</th><th>Last used</th><th>Spent (30 d)</th><th>Limits</th><th>Scopes</th><th></th></tr></thead>
   <tbody>${keys.map(
     (k) => html`<tr data-key-id="${k.id}" data-name="${k.name ?? ''}" data-spend-limit="${k.spendLimit ?? ''}" data-rpm-limit="${k.rpmLimit ?? ''}" data-tpm-limit="${k.tpmLimit ?? ''}">
-    <td class="name">${k.name ?? '(unnamed)'}</td><td><code>${k.id}</code></td><td>${when(k.createdAt)}</td><td>${when(k.lastUsedAt)}</td>
-    <td>${money(spend.get(k.id) ?? 0)}</td><td>${limits(k)}</td><td class="scopes">${k.scopes.map((sc) => html`<code class="scope">${sc}</code>`)}</td>
+    <td class="name">${k.name ?? '(unnamed)'}<div class="scopes-inline">${scopeTags(k)}</div></td><td><code>${k.id}</code></td><td>${when(k.createdAt)}</td><td>${when(k.lastUsedAt)}</td>
+    <td>${money(spend.get(k.id) ?? 0)}</td><td>${limits(k)}</td><td class="scopes">${scopeTags(k)}</td>
     <td class="actions"><button type="button" class="secondary edit">Edit</button> <button type="button" class="danger revoke">Revoke</button></td></tr>`,
   )}</tbody></table></div>`;
 }

@@ -57,7 +57,7 @@ export function optimize(input: Circuit, options: OptimizeOptions = {}): Optimiz
   const level = options.level ?? 2;
   if (![0, 1, 2, 3].includes(level)) throw new Error(`optimization level must be 0, 1, 2 or 3 (got ${level})`);
   const basis = parseBasis(options.basisGates?.length ? options.basisGates : DEFAULT_BASIS);
-  const plain = pipeline(input, input, options, level, basis, false, false);
+  const plain = pipeline(input, input, options, level, basis, false, false) as OptimizeResult;
   if (level < 3) return plain;
   // Level 3 also tries compute-uncompute Toffoli pairs as relative-phase Toffolis, the CCZ
   // decomposition search and H-conjugated CX as phases, and keeps the smallest result.
@@ -66,7 +66,8 @@ export function optimize(input: Circuit, options: OptimizeOptions = {}): Optimiz
     return [k.twoQubit, k.gates];
   };
   let best = plain;
-  const consider = (r: OptimizeResult): void => {
+  const consider = (r: OptimizeResult | null): void => {
+    if (!r) return;
     const [a2, ag] = size(best);
     const [b2, bg] = size(r);
     if (b2 + bg < a2 + ag || (b2 + bg === a2 + ag && b2 < a2)) best = r;
@@ -84,23 +85,29 @@ export function optimize(input: Circuit, options: OptimizeOptions = {}): Optimiz
 
 const TOFFOLI_LIKE = new Set(['ccx', 'ccz', 'toffoli', 'cswap', 'c3x', 'c4x', 'mcx']);
 
-/** One run of the rewrite pipeline on `source` (`input` itself or a rewriting of it). */
-function pipeline(source: Circuit, input: Circuit, options: OptimizeOptions, level: number, basis: Basis, searchToffoli: boolean, hcz: boolean): OptimizeResult {
+/**
+ * One run of the rewrite pipeline on `source` (`input` itself or a rewriting of it); null
+ * when the step asked for (Toffoli search, H-phase folding) finds nothing to do, since the
+ * run would then repeat one without it.
+ */
+function pipeline(source: Circuit, input: Circuit, options: OptimizeOptions, level: number, basis: Basis, searchToffoli: boolean, hcz: boolean): OptimizeResult | null {
   const cost1q = (m: Mat): number => synth1q(m, basis.oneQ).gates.length;
   let ir = unroll(source, options.matrixFallback);
   synthesizeUnitaries(ir);
   if (searchToffoli) {
-    chooseToffoliForms(ir, (w) => {
+    const ran = chooseToffoliForms(ir, (w) => {
       simplify(w, 2);
       return w.ops.length;
     });
+    if (!ran) return null;
   }
   if (level >= 2) choosePolarities(ir);
   simplify(ir, level);
   if (level >= 3) {
     resynthesize2q(ir, cost1q);
     simplify(ir, level);
-    if (hcz && hadamardCxToPhases(ir)) {
+    if (hcz) {
+      if (!hadamardCxToPhases(ir)) return null;
       simplify(ir, level);
       resynthesize2q(ir, cost1q);
       simplify(ir, level);

@@ -253,6 +253,80 @@ function graySynth(p: PhasePoly, variant = 0): { ops: LocalOp[]; wires: Vec[] } 
   return { ops, wires };
 }
 
+/**
+ * A network for polynomials whose terms all hold one or two wires, when those pairs form a
+ * bipartite graph (the a_i + b_j terms of a multiplier's Toffolis): the wires of one side
+ * are turned into a difference chain (c0, c0+c1, c1+c2, ...), so each wire of the other side
+ * walks through a+c0, a+c1, a+c2, ... one CX per step; then the chain is undone and every
+ * walker restored. About one CX per term where the Gray-code recursion spends two. Returns
+ * null when the terms do not have that shape.
+ */
+function bipartiteSynth(p: PhasePoly): { ops: LocalOp[]; wires: Vec[] } | null {
+  const { m, words } = p;
+  const singles: LocalOp[] = [];
+  const adj: Array<Map<number, number>> = Array.from({ length: m }, () => new Map());
+  for (const t of p.terms) {
+    const w = weight(t.v);
+    const bits: number[] = [];
+    for (let q = 0; q < m && bits.length < 3; q++) if (get(t.v, q)) bits.push(q);
+    if (w === 1) singles.push({ rz: [bits[0], t.angle] });
+    else if (w === 2) {
+      adj[bits[0]].set(bits[1], t.angle);
+      adj[bits[1]].set(bits[0], t.angle);
+    } else return null;
+  }
+  // Two-colour the pair graph.
+  const colour = new Int8Array(m).fill(-1);
+  for (let s = 0; s < m; s++) {
+    if (colour[s] >= 0 || adj[s].size === 0) continue;
+    colour[s] = 0;
+    const queue = [s];
+    while (queue.length) {
+      const u = queue.pop() as number;
+      for (const v of adj[u].keys()) {
+        if (colour[v] < 0) {
+          colour[v] = 1 - colour[u];
+          queue.push(v);
+        } else if (colour[v] === colour[u]) return null;
+      }
+    }
+  }
+  let best: { ops: LocalOp[]; wires: Vec[] } | null = null;
+  let bestCx = Infinity;
+  for (const side of [0, 1]) {
+    const chain = [...Array(m).keys()].filter((q) => colour[q] === 1 - side);
+    const walkers = [...Array(m).keys()].filter((q) => colour[q] === side);
+    if (chain.length === 0) continue;
+    const at = new Map(chain.map((q, i) => [q, i]));
+    const ops: LocalOp[] = [...singles];
+    const wires = Array.from({ length: m }, (_, i) => unit(words, i));
+    const cx = (c: number, t: number): void => {
+      ops.push({ cx: [c, t] });
+      xorInto(wires[t], wires[c]);
+    };
+    for (let j = chain.length - 1; j >= 1; j--) cx(chain[j - 1], chain[j]);
+    const ends: Array<[number, number]> = [];
+    for (const a of walkers) {
+      let last = -1;
+      for (const v of adj[a].keys()) last = Math.max(last, at.get(v) as number);
+      for (let i = 0; i <= last; i++) {
+        cx(chain[i], a);
+        const angle = adj[a].get(chain[i]);
+        if (angle !== undefined) ops.push({ rz: [a, angle] });
+      }
+      if (last >= 0) ends.push([a, chain[last]]);
+    }
+    for (let j = 1; j < chain.length; j++) cx(chain[j - 1], chain[j]);
+    for (const [a, c] of ends) cx(c, a);
+    const count = ops.filter((o) => 'cx' in o).length;
+    if (count < bestCx) {
+      bestCx = count;
+      best = { ops, wires };
+    }
+  }
+  return best;
+}
+
 /** Rows of a GF(2) matrix (row r = vector); returns its inverse, or null when singular. */
 function invert(rows: Vec[], m: number, words: number): Vec[] | null {
   const a = rows.map((r) => r.slice());
@@ -337,8 +411,10 @@ const VARIANTS = [0, 1, 2, 3];
 export function synthesizePolynomial(p: PhasePoly, wires: number[]): IrOp[] {
   let out: IrOp[] = [];
   let best = Infinity;
-  for (const variant of VARIANTS) {
-    const net = graySynth(p, variant);
+  const networks = VARIANTS.map((v) => () => graySynth(p, v));
+  networks.push(() => bipartiteSynth(p) ?? graySynth(p, 0));
+  for (const network of networks) {
+    const net = network();
     const fix = linearSynth(net.wires, p.out, p.m, p.words);
     const cxs = fix.length + net.ops.filter((o) => 'cx' in o).length;
     if (cxs >= best) continue;

@@ -73,9 +73,10 @@ function compact(ops: IrOp[]): Ir {
   return { n: index.size, ops: out, phase: 0 };
 }
 
-export function chooseToffoliForms(ir: Ir, score: (window: Ir) => number, window = 24, maxGroups = 300): void {
+/** Returns whether the search ran (there were CCZ groups, and not too many). */
+export function chooseToffoliForms(ir: Ir, score: (window: Ir) => number, window = 24, maxGroups = 300): boolean {
   const runs = groupRuns(ir.ops);
-  if (runs.length === 0 || runs.length > maxGroups) return;
+  if (runs.length === 0 || runs.length > maxGroups) return false;
   const ops = ir.ops;
   for (const [s, e] of runs) {
     const first = ops[s];
@@ -98,4 +99,5 @@ export function chooseToffoliForms(ir: Ir, score: (window: Ir) => number, window
     }
     for (let k = 0; k < 13; k++) ops[s + k] = best[k];
   }
+  return true;
 }

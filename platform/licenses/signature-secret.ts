@@ -1,10 +1,11 @@
 /**
- * The quantum-signature secret of licensing variants B and C: 32 random bytes made on first
- * start and kept in the variant's own table, sealed under the master key (platform/secrets).
+ * The quantum-signature secret of licensing variants B and C (two services, so it lives in the
+ * platform): 32 random bytes made on first start and kept in the variant's own table, sealed
+ * under the master key (platform/secrets).
  */
 import { randomBytes } from 'node:crypto';
-import { openSecret, sealSecret } from '../../../platform/secrets/index.ts';
-import type { Sql } from '../../../platform/storage/database.ts';
+import { openSecret, sealSecret } from '../secrets/index.ts';
+import type { Sql } from '../storage/database.ts';
 
 const NAME = 'quantum_signature';
 

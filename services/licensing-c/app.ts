@@ -18,7 +18,7 @@ import { registerRegister } from './routes/register.ts';
 import { registerSdk } from './routes/sdk.ts';
 import { registerStats } from './routes/stats.ts';
 import { registerValidate } from './routes/validate.ts';
-import { loadSignatureSecret } from '../licensing/keys/secret.ts';
+import { loadSignatureSecret } from '../../platform/licenses/signature-secret.ts';
 
 export async function build(ctx: ServiceContext, options: { prefix: string }): Promise<ServiceApp> {
   const app = await createServiceApp({

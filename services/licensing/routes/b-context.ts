@@ -3,7 +3,7 @@ import type { LicensingDeps } from '../deps.ts';
 import type { QuantumProbe } from '../../../engines/crypto/quantum-probe.ts';
 
 export interface VariantBDeps extends LicensingDeps {
-  /** Key of the quantum signatures' keyed hash (see keys/secret.ts). */
+  /** Key of the quantum signatures' keyed hash (see platform/licenses/signature-secret.ts). */
   secret: Uint8Array;
   probe: QuantumProbe;
 }

@@ -3,7 +3,7 @@ import type { ServiceApp } from '../../../platform/http/app.ts';
 import type { LicensingDeps } from '../deps.ts';
 import { ensureDefaultKmsKeys } from '../kms/kms.ts';
 import { QuantumProbe } from '../../../engines/crypto/quantum-probe.ts';
-import { loadSignatureSecret } from '../keys/secret.ts';
+import { loadSignatureSecret } from '../../../platform/licenses/signature-secret.ts';
 import type { VariantBDeps } from './b-context.ts';
 import { registerCustomer } from './b-customer.ts';
 import { registerDetail } from './b-detail.ts';

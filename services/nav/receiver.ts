@@ -74,7 +74,7 @@ export class NavReceiver {
   ) {
     // Positions come from the carrier-smoothed Kalman filter; `moving` because a live source may
     // be anywhere, and a static model on a moving antenna would lag it (`spp` is the per-epoch option).
-    this.engineOptions = { nav: { ephemerides: [] }, oscillator: options.oscillator, agcBaselinePercent: 50, positioning: 'spp', dynamics: 'moving' };
+    this.engineOptions = { nav: { ephemerides: [] }, oscillator: options.oscillator, agcBaselinePercent: 50, positioning: 'kalman', dynamics: 'moving' };
   }
 
   /**

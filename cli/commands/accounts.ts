@@ -39,7 +39,7 @@ export function register(program: Command): void {
       .option('--account <id>', 'account id (a new account is created when omitted)')
       .option('--plan <plan>', "plan for the account on this service (default: the service's lowest)")
       .option('--role <role>', "member or admin, or one of the service's own roles (runtime: viewer, developer, admin)")
-      .option('--scopes <list>', 'comma-separated scopes')
+      .option('--scopes <list>', "comma-separated scopes the service knows (llm-gateway: chat:write, models:read); default: the service's defaults")
       .option('--expires-at <time>', 'ISO 8601 expiry')
       .option('--kind <kind>', 'api-key or service-token', 'api-key')
       .option('--name <name>', 'label for the key')

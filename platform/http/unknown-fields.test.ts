@@ -183,3 +183,26 @@ describe('messages', () => {
     }
   });
 });
+
+describe('a request sent without a body', () => {
+  test('reads as {} when every field is optional (defaults applied), and names the first missing field otherwise', async () => {
+    const app = await createServiceApp({ docs: { title: 'empty', description: 'absent bodies', version: '1' }, formatError: (e) => ({ detail: e.message, code: e.code }) });
+    app.post('/defaults', { schema: { body: Type.Object({ authenticate: Type.Boolean({ default: true }), depth: Type.Optional(Type.String()) }) } }, async (req) => ({ body: req.body }));
+    app.post('/needs', { schema: { body: Type.Object({ qasm: Type.String(), shots: Type.Optional(Type.Integer()) }) } }, async (req) => ({ body: req.body }));
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    try {
+      const address = app.server.address();
+      const base = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+      const none = await call(`${base}/defaults`, { method: 'POST' });
+      assert.equal(none.status, 200, JSON.stringify(none.body));
+      assert.deepEqual(none.body.body, { authenticate: true });
+      const missing = await call(`${base}/needs`, { method: 'POST' });
+      assert.equal(missing.status, 400);
+      assert.equal(missing.body.detail, 'body.qasm is required');
+      const wrong = await call(`${base}/defaults`, { body: [1] });
+      assert.equal(wrong.status, 400, 'a body that is there but not an object is still refused');
+    } finally {
+      await app.close();
+    }
+  });
+});

@@ -27,6 +27,10 @@ const addFormats = ((addFormatsModule as unknown as { default?: unknown }).defau
  */
 export const UNKNOWN_FIELD_MESSAGE = 'x-unknown-field-message';
 
+type Schema = Record<string | symbol, unknown>;
+
+const isSchema = (value: unknown): value is Schema => value !== null && typeof value === 'object' && !Array.isArray(value);
+
 function makeAjv(coerceTypes: Options['coerceTypes']): Ajv {
   const ajv = new Ajv({
     coerceTypes,
@@ -46,18 +50,43 @@ function makeAjv(coerceTypes: Options['coerceTypes']): Ajv {
   return ajv;
 }
 
+type Validator = ReturnType<FastifySchemaCompiler<unknown>>;
+
+/** Whether a body schema is an object that null does not satisfy. */
+const wantsObject = (schema: unknown): boolean =>
+  isSchema(schema) && (schema.type === 'object' || (Array.isArray(schema.type) && schema.type.includes('object') && !schema.type.includes('null')));
+
+/**
+ * A body validator that reads a request sent without a body as `{}`: every field of the body
+ * then takes its default (POST /position with no body is a position with the spec's defaults),
+ * and a body with required fields is refused naming the first missing one, instead of the
+ * bare "body must be object".
+ */
+function absentBodyAsEmpty(validate: Validator): Validator {
+  const wrapped: Validator = (data) => {
+    if (data !== null && data !== undefined) {
+      const ok = validate(data);
+      wrapped.errors = validate.errors;
+      return ok;
+    }
+    const empty = {};
+    const ok = validate(empty);
+    wrapped.errors = validate.errors;
+    return ok ? { value: empty } : false;
+  };
+  return wrapped;
+}
+
 export function createValidatorCompiler(): FastifySchemaCompiler<unknown> {
   const strict = makeAjv(false);
   const coercing = makeAjv('array');
   return ({ schema, httpPart }) => {
     const ajv = httpPart === 'body' ? strict : coercing;
-    return ajv.compile(schema as object) as ReturnType<FastifySchemaCompiler<unknown>>;
+    const validate = ajv.compile(schema as object) as Validator;
+    return httpPart === 'body' && wantsObject(schema) ? absentBodyAsEmpty(validate) : validate;
   };
 }
 
-type Schema = Record<string | symbol, unknown>;
-
-const isSchema = (value: unknown): value is Schema => value !== null && typeof value === 'object' && !Array.isArray(value);
 
 /**
  * A copy of a request schema with every object that names its properties closed. Shared

@@ -35,3 +35,21 @@ describe('unknown fields (nav)', () => {
     assert.equal(r.body.success, true);
   });
 });
+
+describe('requests without a body (nav)', () => {
+  it('POST /position, /timing and /spoofing/analyze sent with no body take the spec defaults', async () => {
+    const position = await call(`${nav.url}/position`, { method: 'POST', headers: nav.auth });
+    assert.equal(position.status, 200, JSON.stringify(position.body));
+    assert.equal(position.body.data.evidence_bundle_id, null, 'generate_evidence defaults to false');
+    assert.equal(position.body.data.signature.algorithm, 'ML-DSA-65', 'authenticate defaults to true with ML-DSA-65');
+    const timing = await call(`${nav.url}/timing`, { method: 'POST', headers: nav.auth });
+    assert.equal(timing.status, 200, JSON.stringify(timing.body));
+    assert.equal(timing.body.data.bounds, undefined, 'include_bounds defaults to false');
+    const analysis = await call(`${nav.url}/spoofing/analyze`, { method: 'POST', headers: nav.auth });
+    assert.equal(analysis.status, 200, JSON.stringify(analysis.body));
+    const evidence = await call(`${nav.url}/evidence`, { method: 'POST', headers: nav.auth });
+    assert.equal(evidence.status, 400);
+    assert.match(evidence.body.error.message, /body\.position_id is required/);
+  });
+});
+

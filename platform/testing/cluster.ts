@@ -172,10 +172,10 @@ export async function clusterTestServer(): Promise<{ url: string | null; skip: s
 }
 
 /** A new account with a key of `service` (and a plan); for setting up a cluster test. */
-export async function clusterKey(db: Database, service: string, prefix: string, plan?: string): Promise<{ key: string; id: string; accountId: string }> {
+export async function clusterKey(db: Database, service: string, prefix: string, plan?: string, role?: string): Promise<{ key: string; id: string; accountId: string }> {
   const account = await createAccount(db, { email: `cluster-${randomBytes(6).toString('hex')}@example.test` });
   if (plan) await setPlan(db, account.id, service, plan);
-  const key = await createKey(db, { accountId: account.id, service, prefix });
+  const key = await createKey(db, { accountId: account.id, service, prefix, ...(role ? { role } : {}) });
   return { key: key.key, id: key.id, accountId: account.id };
 }
 

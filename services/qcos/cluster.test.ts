@@ -1,6 +1,7 @@
 /**
- * Three `lattice serve` processes on one PostgreSQL running circuit jobs: jobs accepted before
- * one process is killed with SIGKILL all finish, once, and are readable through the survivors.
+ * Three `lattice serve` processes on one PostgreSQL running circuit jobs of qcos and the runtime:
+ * jobs accepted before one process is killed with SIGKILL all finish, once, and are readable
+ * through the survivors.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -9,10 +10,10 @@ import { clusterKey, clusterTestServer, eventually, startCluster, type Cluster }
 
 const { url: pg, skip } = await clusterTestServer();
 
-describe('three processes running circuit jobs', { skip }, () => {
+describe('three processes running circuit jobs (qcos and the runtime)', { skip }, () => {
   let cluster: Cluster;
   before(async () => {
-    cluster = await startCluster(pg!, { services: ['qcos'] });
+    cluster = await startCluster(pg!, { services: ['qcos', 'runtime'] });
   });
   after(async () => {
     await cluster?.close();
@@ -26,10 +27,16 @@ describe('three processes running circuit jobs', { skip }, () => {
     const layer = () => `${Array.from({ length: n }, (_, i) => `rx(0.${i + 1}) q[${i}];`).join('\n')}\n${Array.from({ length: n - 1 }, (_, i) => `cx q[${i}],q[${i + 1}];`).join('\n')}`;
     const qasm = `OPENQASM 2.0;\ninclude "qelib1.inc";\nqreg q[${n}];\ncreg c[${n}];\n${[1, 2, 3].map(layer).join('\n')}\nmeasure q -> c;\n`;
     const ids: string[] = [];
+    const runtime = { authorization: `Bearer ${(await clusterKey(cluster.db, 'runtime', 'qrt', undefined, 'developer')).key}` };
+    const runtimeIds: string[] = [];
     for (let i = 0; i < 12; i++) {
       const r = await call(`${cluster.processes[i % 3]!.urls.qcos}/v2/circuits`, { headers, body: { circuit: { qasm, format: 'qasm2' }, backend: 'statevector_simulator', shots: 100 } });
       assert.equal(r.status, 201, JSON.stringify(r.body));
       ids.push(r.body.job_id ?? r.body.id);
+      if (i % 2) continue;
+      const rt = await call(`${cluster.processes[i % 3]!.urls.runtime}/api/v1/runtime/jobs`, { headers: runtime, body: { backend_id: 'statevector_simulator', qasm, shots: 100 } });
+      assert.equal(rt.status, 202, JSON.stringify(rt.body));
+      runtimeIds.push(rt.body.job_id);
     }
     const [{ open }] = await cluster.db.query<{ open: number }>("SELECT count(*)::int AS open FROM quantum_jobs WHERE id = ANY($1) AND status <> 'completed'", [ids]);
     await cluster.processes[0]!.kill('SIGKILL');
@@ -42,6 +49,15 @@ describe('three processes running circuit jobs', { skip }, () => {
         return r.status === 200 && ['completed', 'failed'].includes(r.body.status) && r.body;
       }, 90_000);
       assert.equal(done.status, 'completed', JSON.stringify(done));
+    }
+    for (const [i, id] of runtimeIds.entries()) {
+      const p = survivors[i % survivors.length]!;
+      const done = await eventually(`runtime job ${id} completed`, async () => {
+        const r = await call(`${p.urls.runtime}/api/v1/runtime/jobs/${id}`, { headers: runtime });
+        return r.status === 200 && ['completed', 'failed', 'cancelled'].includes(r.body.status) && r.body;
+      }, 90_000);
+      assert.equal(done.status, 'completed', JSON.stringify(done));
+      assert.equal(Object.values(done.result.counts as Record<string, number>).reduce((a, n) => a + n, 0), 100);
     }
     // Exactly once: one finished row per job, and each job's result written once.
     const rows = await cluster.db.query<{ id: string; status: string }>('SELECT id, status FROM quantum_jobs WHERE id = ANY($1)', [ids]);

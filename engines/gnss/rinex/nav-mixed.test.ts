@@ -2,6 +2,7 @@
 // broadcast file brdc1180.21n (fixtures/gnss/rinex, 2021-04-28) rewritten in the RINEX 3.05 and
 // 4.00 layouts; the GLONASS, BeiDou, SBAS, NavIC and RINEX 4 CNAV/ION/STO/EOP records are
 // synthetic: laid out as the RINEX 3.05 and 4.00 format tables describe, with plausible values.
+// The last test reads two real mixed files (fixtures/gnss/rinex, from gnss_lib_py, MIT).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { GnssInputError } from '../errors.ts';
@@ -170,4 +171,26 @@ test('RINEX 4 observation files are read like RINEX 3, with the second frequency
   assert.equal(g01.band2, '2');
   assert.equal(e07.band2, '5');
   assert.equal(e07.lli2, 1);
+});
+
+test('real mixed navigation files of 2023-03-14: BKG 3.05 (GLONASS four orbit lines, BeiDou with blank fields) and DLR 3.04 (every system)', async () => {
+  const { satelliteState } = await import('../ephemeris/select.ts');
+  const count = (n: ReturnType<typeof parseNav>) => {
+    const c: Record<string, number> = {};
+    for (const e of n.ephemerides) c[e.sat[0]] = (c[e.sat[0]] ?? 0) + 1;
+    return c;
+  };
+  // A file whose GLONASS records have the 3.05 fourth line stopped the reader before at line 239.
+  const wrd = parseNav(rinexText('BRDC00WRD_S_20230730000_01D_MN.rnx'));
+  assert.deepEqual(count(wrd), { E: 38, R: 6, J: 4, G: 4 });
+  const dlr = parseNav(rinexText('BRDM00DLR_S_20230730000_01D_MN.rnx'));
+  assert.deepEqual(count(dlr), { G: 6, R: 7, E: 6, J: 6 });
+  assert.deepEqual(dlr.iono?.alpha, [2.6077e-8, 7.4506e-9, -1.1921e-7, 0]);
+  // Every decoded orbit is where its constellation flies (radius in km, 60 s after its reference time).
+  const radius: Record<string, [number, number]> = { G: [25_900, 27_200], J: [25_000, 46_000], E: [29_300, 29_900], R: [25_300, 25_700] };
+  for (const e of [...wrd.ephemerides, ...dlr.ephemerides]) {
+    const r = Math.hypot(...satelliteState(e, e.toe + 60).pos) / 1e3;
+    const [lo, hi] = radius[e.sat[0]];
+    assert.ok(r > lo && r < hi, `${e.sat}: ${r} km`);
+  }
 });

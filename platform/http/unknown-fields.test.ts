@@ -139,6 +139,11 @@ describe('closing schemas', () => {
     assert.equal(closed.properties.both.allOf[0].additionalProperties, undefined);
   });
 
+  test('a field with a default is not required of the client', () => {
+    const closed = closeObjects({ type: 'object', required: ['a', 'b'], properties: { a: { type: 'string' }, b: { type: 'integer', default: 1000 } } }) as Schema;
+    assert.deepEqual(closed.required, ['a']);
+  });
+
   test('the original schema is not changed, and a sub-schema shared by two fields maps to one copy', () => {
     const shared = { type: 'object', properties: { x: { type: 'string' } } };
     const original = { type: 'object', properties: { one: shared, two: shared } };

@@ -89,7 +89,8 @@ export function createValidatorCompiler(): FastifySchemaCompiler<unknown> {
 
 
 /**
- * A copy of a request schema with every object that names its properties closed. Shared
+ * A copy of a request schema with every object that names its properties closed, and fields
+ * with a default left out of `required`. Shared
  * sub-schemas map to one copy (ajv requires a schema with an `$id` to be one schema). The
  * members of an `allOf` stay as they are: closing each would refuse the others' fields.
  */
@@ -105,6 +106,11 @@ export function closeObjects<T>(schema: T, copies = new WeakMap<object, unknown>
     for (const [name, sub] of Object.entries(copy.properties)) properties[name] = closeObjects(sub, copies);
     copy.properties = properties;
     if (copy.additionalProperties === undefined && copy.patternProperties === undefined) copy.additionalProperties = false;
+    // A field with a default is filled in when left out (useDefaults), so it is not required of
+    // the client; saying so keeps the published OpenAPI document from demanding it.
+    if (Array.isArray(copy.required)) {
+      copy.required = copy.required.filter((name) => !(isSchema(properties[name]) && 'default' in (properties[name] as Schema)));
+    }
   }
   if (isSchema(copy.additionalProperties)) copy.additionalProperties = closeObjects(copy.additionalProperties, copies);
   if (isSchema(copy.items)) copy.items = closeObjects(copy.items, copies);

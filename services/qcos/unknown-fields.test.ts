@@ -59,4 +59,11 @@ describe('unknown fields', () => {
     const cancel = await call(`${svc.url}/v2/jobs/${ok.body.job_id}`, { method: 'DELETE', body: {}, headers: { 'x-api-key': key } });
     assert.notEqual(cancel.status, 400, 'an empty object is no field at all');
   });
+
+  it('the published schema is closed and asks only for the fields without a default', async () => {
+    const doc = (await call(`${svc.url}/openapi.json`)).body;
+    const body = doc.paths['/v2/circuits'].post.requestBody.content['application/json'].schema;
+    assert.equal(body.additionalProperties, false);
+    assert.deepEqual(body.required, ['circuit', 'backend'], 'shots and optimization_level have defaults');
+  });
 });

@@ -59,14 +59,6 @@ async function scrape(url: string): Promise<Series[]> {
 }
 
 test('every service exposes /metrics whose series move with real traffic, with no id, key or path parameter in a label', { skip: process.env.DATABASE_URL ? 'embedded store only' : false, timeout: 600_000 }, async () => {
-  const licensing = lattice(['keys', 'create', '--service', 'licensing']);
-  const account = licensing.account_id as string;
-  const keyOf = (service: string) => lattice(['keys', 'create', '--service', service, '--account', account]).key as string;
-  const keys: Record<string, string> = { licensing: licensing.key };
-  for (const id of ['licensing-c', 'qcos', 'llm-gateway', 'llm', 'core', 'platform', 'runtime', 'suppliers', 'nav']) keys[id] = keyOf(id);
-  lattice(['credits', 'add', '--account', account, '--usd', '20']);
-  const artifact = lattice(['licenses', 'issue', '--account', account, '--entitlements', 'feature:export']);
-
   const receiver = createServer((req, res) => req.resume().on('end', () => res.end('ok')));
   await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
   const hookUrl = `http://127.0.0.1:${(receiver.address() as { port: number }).port}/hook`;
@@ -87,6 +79,14 @@ test('every service exposes /metrics whose series move with real traffic, with n
     const urls: Record<string, string> = {};
     for (const m of log.matchAll(/^(\S+)\s+(http:\/\/\S+)\s+\(docs/gm)) urls[m[1]!] = m[2]!;
     assert.deepEqual(Object.keys(urls).sort(), services.map((s) => s.id).sort());
+    // Keys and credit through the running server's socket (a command each, one at a time).
+    const licensing = lattice(['keys', 'create', '--service', 'licensing']);
+    const account = licensing.account_id as string;
+    const keyOf = (service: string) => lattice(['keys', 'create', '--service', service, '--account', account]).key as string;
+    const keys: Record<string, string> = { licensing: licensing.key };
+    for (const id of ['licensing-c', 'qcos', 'llm-gateway', 'llm', 'core', 'platform', 'runtime', 'suppliers', 'nav']) keys[id] = keyOf(id);
+    lattice(['credits', 'add', '--account', account, '--usd', '20']);
+    const artifact = lattice(['licenses', 'issue', '--account', account, '--entitlements', 'feature:export']);
 
     const before: Record<string, Series[]> = {};
     for (const [id, url] of Object.entries(urls)) before[id] = await scrape(url);
@@ -104,7 +104,7 @@ test('every service exposes /metrics whose series move with real traffic, with n
     const c = await call(`${urls['licensing-c']}/api/v1/licenses/generate`, { headers: bearer('licensing-c'), body: { end_customer_id: 'c-2', features: ['f'] } });
     assert.equal(c.status, 200, JSON.stringify(c.body));
     await call(`${urls['licensing-c']}/api/v1/licenses/validate`, { headers: bearer('licensing-c'), body: { license_key: c.body.license_key } });
-    const chat = await call(`${urls['llm-gateway']}/api/v1/chat/completions`, { headers: bearer('llm-gateway'), body: { model: 'fast', messages: [{ role: 'user', content: 'hello' }], max_tokens: 4 } });
+    const chat = await call(`${urls['llm-gateway']}/api/v1/chat/completions`, { headers: bearer('llm-gateway'), body: { model: 'lattice-tiny', messages: [{ role: 'user', content: 'hello' }], max_tokens: 4 } });
     assert.equal(chat.status, 200, JSON.stringify(chat.body));
     const hook = await call(`${urls.qcos}/v2/webhooks`, { headers: xkey('qcos'), body: { url: hookUrl, events: ['job.completed'], secret: 'scrape-hook-secret' } });
     assert.equal(hook.status, 201);
@@ -145,9 +145,9 @@ test('every service exposes /metrics whose series move with real traffic, with n
     assert.ok(total(lic, 'lattice_license_validations_total', { variant: 'b', result: 'not_found' }) >= 1);
     assert.ok(total(after['licensing-c']!, 'lattice_license_validations_total', { variant: 'c', result: 'valid' }) >= 1);
     const gw = after['llm-gateway']!;
-    assert.equal(total(gw, 'lattice_gateway_calls_total', { model: 'fast', outcome: 'ok' }), 1);
-    assert.ok(total(gw, 'lattice_gateway_tokens_total', { model: 'fast', kind: 'prompt' }) > 0);
-    assert.ok(total(gw, 'lattice_gateway_spend_usd_total', { model: 'fast' }) > 0);
+    assert.equal(total(gw, 'lattice_gateway_calls_total', { model: 'lattice-tiny', outcome: 'ok' }), 1);
+    assert.ok(total(gw, 'lattice_gateway_tokens_total', { model: 'lattice-tiny', kind: 'prompt' }) > 0);
+    assert.ok(total(gw, 'lattice_gateway_spend_usd_total', { model: 'lattice-tiny' }) > 0);
     assert.ok(has(gw, 'lattice_credit_holds_open'), 'open holds are shown');
     const q = after.qcos!;
     assert.ok(total(q, 'lattice_quantum_jobs', { backend: 'statevector_simulator' }) >= 1);

@@ -1,5 +1,8 @@
-/** `lattice circuit run`: parse an OpenQASM file (or stdin) and sample it on one of the simulators. */
-import { readFileSync } from 'node:fs';
+/**
+ * `lattice circuit run`: parse an OpenQASM file (or stdin) and sample it on one of the simulators.
+ * `lattice circuit draw`: the circuit as a text diagram, or as an SVG file with `--svg OUT`.
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import type { Method } from '../../engines/quantum/index.ts';
 import { parseInputs } from '../lib/qasm-inputs.ts';
@@ -104,5 +107,33 @@ export function register(program: Command): void {
       for (const [k, v] of Object.entries(r.counts)) console.log(`${k}  ${v}`);
       if (out.memory) console.log(`memory: ${(out.memory as string[]).join(' ')}`);
       if (out.statevector) console.log(`statevector: ${JSON.stringify(out.statevector)}`);
+    });
+  circuit
+    .command('draw')
+    .description('draw an OpenQASM 2/3 circuit: a text diagram, or an SVG picture with --svg')
+    .argument('<file>', "OpenQASM file, or '-' for standard input")
+    .option('--svg <out>', "write an SVG picture to this file ('-' for standard output)")
+    .option('--input <name=value>', 'value of an OpenQASM 3 input, e.g. theta=pi/4 (repeat for several)', collect)
+    .action(async (file: string, o: { svg?: string; input?: string[] }) => {
+      const { parseQasm } = await import('../../engines/quantum/index.ts');
+      const { circuitSvg, circuitText } = await import('../../engines/quantum/draw/index.ts');
+      const text = readProgram(file);
+      const c = withInputHint(() => parseQasm(text, { inputs: parseInputs(o.input, text) }));
+      if (c.numQubits === 0) throw new Error(`${file === '-' ? 'standard input' : file} declares no qubits: nothing to draw`);
+      if (o.svg === undefined) {
+        process.stdout.write(circuitText(c));
+        return;
+      }
+      const svg = circuitSvg(c);
+      if (o.svg === '-') {
+        process.stdout.write(svg + '\n');
+        return;
+      }
+      try {
+        writeFileSync(o.svg, svg + '\n');
+      } catch (err) {
+        throw new Error(`cannot write ${o.svg}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
+      }
+      console.log(`wrote ${o.svg}`);
     });
 }

@@ -134,7 +134,7 @@ async function cranfield(): Promise<void> {
     const bm25Ms = (performance.now() - t) / queries.length;
     evaluate('dense (classic hashing embedding)', await runs('dense'), qrels, bm25);
     const hybridRuns = await runs('hybrid');
-    evaluate(`hybrid (${index.hybridWeight} BM25 + ${fmt(1 - index.hybridWeight, 1)} dense)`, hybridRuns, qrels, bm25);
+    evaluate(`hybrid (${index.hybridWeight} BM25 + ${index.latentWeight} latent + rest dense)`, hybridRuns, qrels, bm25);
     t = performance.now();
     const bm25Data = await collectTrainingData(index, queries, qrels, { mode: 'bm25' });
     const featMs = (performance.now() - t) / queries.length;

@@ -309,7 +309,8 @@ export class SearchIndex {
 
   /**
    * The latent space of the index's documents, fitted on first use and kept until documents
-   * are added (a few seconds for tens of thousands of documents; not persisted).
+   * are added; not persisted (Cranfield's 1,400 abstracts: 10 s on the two shared bench cores
+   * under heavy load).
    */
   latentModel(): Promise<LatentModel | null> {
     if (this.latentDims <= 0) return Promise.resolve(null);

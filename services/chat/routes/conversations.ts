@@ -37,11 +37,14 @@ export function registerConversations(app: ServiceApp, deps: ChatDeps): void {
   app.post(
     '/api/conversations',
     {
-      preHandler: guard,
-      // No body at all means every default.
-      preValidation: async (req) => {
-        if (req.body === undefined || req.body === null) req.body = {};
-      },
+      // The session before the body (an unauthenticated caller learns nothing of the schema);
+      // then no body at all means every default.
+      preValidation: [
+        guard,
+        async (req) => {
+          if (req.body === undefined || req.body === null) req.body = {};
+        },
+      ],
       schema: {
         tags: [TAG],
         summary: 'Start a conversation',
@@ -83,7 +86,8 @@ export function registerConversations(app: ServiceApp, deps: ChatDeps): void {
   app.patch(
     '/api/conversations/:id',
     {
-      preHandler: guard,
+      // The session before the body, as on every route with one.
+      preValidation: guard,
       schema: {
         tags: [TAG],
         summary: 'Rename a conversation or change its model',

@@ -40,7 +40,8 @@ export function registerMessages(app: ServiceApp, deps: ChatDeps): void {
   app.post(
     '/api/conversations/:id/messages',
     {
-      preHandler: deps.sessions.required(),
+      // The session before the body: an unauthenticated caller learns nothing of the schema.
+      preValidation: deps.sessions.required(),
       schema: {
         tags: [TAG],
         summary: "Send a message; the model's reply comes back whole or streamed",

@@ -13,7 +13,7 @@
  * keyring re-reads the key file when it meets a value sealed under a key it does not have, or
  * when the file changes, so that `lattice keys rotate-master` works while `serve` runs.
  */
-import { chmodSync, existsSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import type { Sql } from '../storage/database.ts';
@@ -212,6 +212,8 @@ export async function prepareSecrets(db: Sql, dataDir: string | null, env: NodeJ
     if (!source) {
       if (!dataDir) throw new MasterKeyError('master_key_missing', 'no master key is configured: set LATTICE_MASTER_KEY');
       const file = masterKeyFile(dataDir);
+      // With DATABASE_URL nothing else makes the data dir.
+      mkdirSync(dataDir, { recursive: true });
       try {
         writeKeyFile(file, randomBytes(32));
         createdKeyFile = file;

@@ -127,6 +127,12 @@ test('a backup under write load restores into an empty data dir with every row a
     await stop(child);
   }
 
+  // A PostgreSQL store is backed up with pg_dump: the command says so and touches nothing.
+  const pg = lattice(['backup', join(base, 'pg.backup'), '--database-url', 'postgres://nobody@127.0.0.1:1/none']);
+  assert.equal(pg.status, 1);
+  assert.equal(pg.out.error.code, 'postgres_store');
+  assert.match(pg.out.error.message, /pg_dump/);
+
   // Restore refuses a non-empty data dir, and a file that is not a backup.
   const refused = lattice(['restore', file, '--data-dir', source]);
   assert.equal(refused.status, 1);

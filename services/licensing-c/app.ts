@@ -19,6 +19,7 @@ import { registerSdk } from './routes/sdk.ts';
 import { registerStats } from './routes/stats.ts';
 import { registerValidate } from './routes/validate.ts';
 import { loadSignatureSecret } from '../../platform/licenses/signature-secret.ts';
+import { VerifiedSignatures } from '../../platform/licenses/verified-signatures.ts';
 
 export async function build(ctx: ServiceContext, options: { prefix: string }): Promise<ServiceApp> {
   const app = await createServiceApp({
@@ -41,10 +42,12 @@ export async function build(ctx: ServiceContext, options: { prefix: string }): P
   const probe = new QuantumProbe();
   // Probe once at start so the first /health answers from a real run.
   await probe.available();
+  const secret = await loadSignatureSecret(ctx.db, 'licensing_c_secrets');
   const deps: CDeps = {
     ctx,
     prefix: options.prefix,
-    secret: await loadSignatureSecret(ctx.db, 'licensing_c_secrets'),
+    secret,
+    signatures: new VerifiedSignatures(secret),
     probe,
     bearerAuth: requireKey({
       db: ctx.db,

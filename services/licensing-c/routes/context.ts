@@ -2,10 +2,13 @@
 import type { preHandlerAsyncHookHandler } from 'fastify';
 import type { ServiceContext } from '../../../platform/service.ts';
 import type { QuantumProbe } from '../../../engines/crypto/quantum-probe.ts';
+import type { VerifiedSignatures } from '../../../platform/licenses/verified-signatures.ts';
 
 export interface CDeps {
   ctx: ServiceContext;
   secret: Uint8Array;
+  /** The secret's verified signatures, remembered (platform/licenses/verified-signatures.ts). */
+  signatures: VerifiedSignatures;
   probe: QuantumProbe;
   /** `Authorization: Bearer <key>` with the plan's request rate. */
   bearerAuth: preHandlerAsyncHookHandler;

@@ -1,12 +1,12 @@
 /**
  * POST /api/v1/licenses/validate — checks a license key (no API key needed) by re-deriving its
- * quantum signature on the simulator and comparing in constant time. Invalid licenses answer
+ * quantum signature on the simulator (once per license: platform/licenses/verified-signatures.ts)
+ * and comparing in constant time; revocation and expiry are read from the row on every request. Invalid licenses answer
  * 200 with `valid: false`, `quantum_verified: false` and the reason in `message`.
  */
 import { countLicenseValidation, resultOf } from '../../../platform/observability/families.ts';
 import { Type } from 'typebox';
 import type { ServiceApp } from '../../../platform/http/app.ts';
-import { verifyQuantumSignature } from '../../../engines/crypto/quantum-signature.ts';
 import { CDetailError } from '../errors.ts';
 import { isoSeconds, normalizeLicenseKey } from '../format.ts';
 import { findLicense, signedFields } from '../store.ts';
@@ -55,8 +55,8 @@ export function registerValidate(app: ServiceApp, deps: CDeps): void {
       const key = normalizeLicenseKey(req.body.license_key);
       const row = key ? await findLicense(deps.ctx.db, key) : null;
       if (!row) return invalid(C_MESSAGES.notFound);
-      const check = await verifyQuantumSignature(deps.secret, signedFields(row), row.quantum_signature);
-      if (!check.valid) return invalid(C_MESSAGES.mismatch);
+      // Re-derived once per license and remembered (the inputs are the row's own).
+      if (!(await deps.signatures.verify(signedFields(row), row.quantum_signature))) return invalid(C_MESSAGES.mismatch);
       const left = row.expires_at.getTime() - deps.ctx.now().getTime();
       if (left <= 0) return invalid(C_MESSAGES.expired);
       countLicenseValidation('licensing-c', 'c', 'valid');

@@ -1,10 +1,13 @@
 /** What the variant B routes share beyond the licensing deps: the signature secret and the engine probe. */
 import type { LicensingDeps } from '../deps.ts';
 import type { QuantumProbe } from '../../../engines/crypto/quantum-probe.ts';
+import type { VerifiedSignatures } from '../../../platform/licenses/verified-signatures.ts';
 
 export interface VariantBDeps extends LicensingDeps {
   /** Key of the quantum signatures' keyed hash (see platform/licenses/signature-secret.ts). */
   secret: Uint8Array;
+  /** The secret's verified signatures, remembered (platform/licenses/verified-signatures.ts). */
+  signatures: VerifiedSignatures;
   probe: QuantumProbe;
 }
 

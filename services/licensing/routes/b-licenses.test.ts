@@ -174,6 +174,15 @@ describe('revoke and the revocation list', () => {
     assert.equal(validate.body.message, 'License revoked');
   });
 
+  test('a license validated (its signature remembered) and then revoked validates as revoked at once', async () => {
+    const gen = await b.generate(key, { end_customer_id: 'rev-cached' });
+    const body = { license_key: gen.body.license_key, end_customer_id: 'rev-cached' };
+    for (let i = 0; i < 2; i++) assert.equal((await b.as(key, '/api/v1/licenses/validate', { body })).body.valid, true);
+    assert.equal((await b.as(key, `/api/v1/licenses/${gen.body.license_key}/revoke`, { body: {} })).status, 200);
+    const after = await b.as(key, '/api/v1/licenses/validate', { body });
+    assert.deepEqual([after.body.valid, after.body.message], [false, 'License revoked']);
+  });
+
   test('revoke works without a body and without a reason', async () => {
     const gen = await b.generate(key, { end_customer_id: 'rev-2' });
     const res = await fetch(`${b.svc.url}/api/v1/licenses/${gen.body.license_key}/revoke`, { method: 'POST', headers: { 'x-api-key': key } });

@@ -4,6 +4,7 @@ import type { LicensingDeps } from '../deps.ts';
 import { ensureDefaultKmsKeys } from '../kms/kms.ts';
 import { QuantumProbe } from '../../../engines/crypto/quantum-probe.ts';
 import { loadSignatureSecret } from '../../../platform/licenses/signature-secret.ts';
+import { VerifiedSignatures } from '../../../platform/licenses/verified-signatures.ts';
 import type { VariantBDeps } from './b-context.ts';
 import { registerCustomer } from './b-customer.ts';
 import { registerDetail } from './b-detail.ts';
@@ -25,7 +26,8 @@ export async function registerVariantB(app: ServiceApp, deps: LicensingDeps, pre
   const probe = new QuantumProbe();
   // Probe once at start so the first /health answers from a real run.
   await probe.available();
-  const b: VariantBDeps = { ...deps, secret: await loadSignatureSecret(deps.ctx.db, 'licensing_b_secrets'), probe };
+  const secret = await loadSignatureSecret(deps.ctx.db, 'licensing_b_secrets');
+  const b: VariantBDeps = { ...deps, secret, signatures: new VerifiedSignatures(secret), probe };
   registerRoot(app, prefix);
   registerHealth(app, b);
   registerPlans(app);

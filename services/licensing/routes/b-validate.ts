@@ -1,13 +1,13 @@
 /**
  * POST /api/v1/licenses/validate — checks a key against its end customer by re-deriving the
- * quantum signature (a fresh simulator run) and comparing in constant time. A license that
- * is not valid is still a 200 with `valid: false` and the reason in `message`.
+ * quantum signature (a simulator run, once per license: platform/licenses/verified-signatures.ts)
+ * and comparing in constant time; revocation and expiry are read from the row on every request.
+ * A license that is not valid is still a 200 with `valid: false` and the reason in `message`.
  */
 import { countLicenseValidation, resultOf } from '../../../platform/observability/families.ts';
 import { Type } from 'typebox';
 import { identityOf } from '../../../platform/http/auth.ts';
 import type { ServiceApp } from '../../../platform/http/app.ts';
-import { verifyQuantumSignature } from '../../../engines/crypto/quantum-signature.ts';
 import { DetailError } from '../errors.ts';
 import { normalizeLicenseKey } from '../keys/format.ts';
 import { findLicense, signedFields, statusOf } from '../keys/store.ts';
@@ -56,8 +56,8 @@ export function registerValidate(app: ServiceApp, deps: VariantBDeps): void {
       const row = key ? await findLicense(deps.ctx.db, identityOf(req).accountId, key) : null;
       if (!row || row.end_customer_id !== end_customer_id) return answer(false, false, VALIDATE_MESSAGES.notFound);
 
-      const check = await verifyQuantumSignature(deps.secret, signedFields(row), row.quantum_signature);
-      if (!check.valid) return answer(false, false, VALIDATE_MESSAGES.mismatch);
+      // Re-derived once per license and remembered (the inputs are the row's own).
+      if (!(await deps.signatures.verify(signedFields(row), row.quantum_signature))) return answer(false, false, VALIDATE_MESSAGES.mismatch);
       const status = statusOf(row, deps.ctx.now());
       if (status === 'revoked') return answer(false, true, VALIDATE_MESSAGES.revoked);
       if (status === 'expired') return answer(false, true, VALIDATE_MESSAGES.expired);

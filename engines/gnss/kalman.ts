@@ -8,6 +8,7 @@ import { azEl, ecefToGeodetic, enuMatrix, RAD, type Geodetic, type Vec3 } from '
 import type { SatMeasurement } from './measurements.ts';
 import { geometricRange, pseudorangeVariance, type SppFix } from './spp.ts';
 import { gpsWeekTow } from './time.ts';
+import { multiply, transpose, zeros } from './linalg.ts';
 
 /**
  * How the receiver may move between epochs. `static`: the antenna stays put (a surveyed
@@ -108,19 +109,6 @@ export class PositionFilter {
     this.direction = options.backward ? -1 : 1;
   }
 
-  get initialised(): boolean {
-    return this.t !== undefined;
-  }
-
-  /** Forgets the state; the next update starts from its single-point fix. */
-  reset(): void {
-    this.t = undefined;
-    this.x = [];
-    this.p = [];
-    this.isbIndex.clear();
-    this.reference = undefined;
-  }
-
   /**
    * One epoch: predict to `time`, update with the measurements (those RAIM excluded already
    * left out). `spp` starts or restarts the filter; without it and before the first start the
@@ -152,7 +140,7 @@ export class PositionFilter {
     this.isbIndex.clear();
     const n = BASE;
     this.x = new Array<number>(n).fill(0);
-    this.p = zeros(n);
+    this.p = zeros(n, n);
     // The single-point fix is the linearisation point; a loose 100 m prior lets this epoch's
     // own measurements decide (they are not counted twice).
     for (let k = 0; k < 3; k++) {
@@ -191,7 +179,7 @@ export class PositionFilter {
     const f = identity(n);
     for (let k = 0; k < 3; k++) f[POS + k][VEL + k] = signedDt;
     f[CLK][DRIFT] = signedDt;
-    this.p = mul(mul(f, this.p), transpose(f));
+    this.p = multiply(multiply(f, this.p), transpose(f));
     if (this.dynamics === 'moving') {
       const q = this.q;
       for (let k = 0; k < 3; k++) {
@@ -331,31 +319,10 @@ export class PositionFilter {
   }
 }
 
-function zeros(n: number): Mat {
-  return Array.from({ length: n }, () => new Array<number>(n).fill(0));
-}
-
 function identity(n: number): Mat {
-  const m = zeros(n);
+  const m = zeros(n, n);
   for (let k = 0; k < n; k++) m[k][k] = 1;
   return m;
-}
-
-function transpose(a: Mat): Mat {
-  return a[0].map((_, j) => a.map((row) => row[j]));
-}
-
-function mul(a: Mat, b: Mat): Mat {
-  const n = a.length;
-  const m = b[0].length;
-  const out = zeros(n).map(() => new Array<number>(m).fill(0));
-  for (let i = 0; i < n; i++)
-    for (let k = 0; k < b.length; k++) {
-      const v = a[i][k];
-      if (v === 0) continue;
-      for (let j = 0; j < m; j++) out[i][j] += v * b[k][j];
-    }
-  return out;
 }
 
 function median(v: number[]): number {

@@ -92,12 +92,6 @@ export class FilteredPositioning {
 
   private readonly direction: 1 | -1;
 
-  /** Starts afresh (time went backwards, a new session). */
-  reset(): void {
-    this.hatch?.clear();
-    this.filter.reset();
-  }
-
   step(epoch: ObsEpoch, store: EphemerisStore, raw: SatMeasurement[], raim: RaimResult): FilteredEpoch {
     // The smoother only needs time to advance: backwards, it runs on negated time tags.
     const smoothed = this.hatch ? this.hatch.update(this.direction * epoch.time, epoch.sats, (o) => frequenciesOf(o, store, epoch.time)) : [];

@@ -21,7 +21,8 @@ import { checkEquivalence, type DdCheckResult } from '../../engines/quantum/veri
 
 const FIXTURES = fileURLToPath(new URL('../../fixtures/', import.meta.url));
 const CHECK_QUBITS = maxCheckQubits();
-const LEVELS = [0, 1, 2, 3] as const;
+// QUANTUM_OPT_LEVELS=0,3 runs only those levels (level 0, the baseline, always runs).
+const LEVELS = ([0, 1, 2, 3] as Array<0 | 1 | 2 | 3>).filter((l) => l === 0 || !process.env.QUANTUM_OPT_LEVELS || process.env.QUANTUM_OPT_LEVELS.split(',').includes(String(l)));
 
 function fallback(name: string, params: number[]): Float64Array | null {
   try {

@@ -37,7 +37,8 @@ interface Toffoli {
   main: number;
 }
 
-const plain = (op: Operation | undefined, name: string): op is GateOp =>
+/** Whether op is the named table gate with no condition and no added controls. */
+const plain = (op: Operation | undefined, name: string): boolean =>
   !!op && op.kind === 'gate' && op.name === name && !op.condition && !op.controls;
 
 function gate(name: string, qubits: number[]): GateOp {
@@ -74,6 +75,7 @@ export function relativePhaseToffolis(circuit: Circuit): Circuit | null {
   const byMain = new Map<number, Toffoli>();
   const usedH = new Set<number>();
   ops.forEach((op, i) => {
+    if (op.kind !== 'gate') return;
     if (plain(op, 'ccx') || plain(op, 'toffoli')) {
       const t: Toffoli = { a: op.qubits[0], b: op.qubits[1], c: op.qubits[2], parts: [i], main: i };
       toffolis.push(t);

@@ -170,3 +170,22 @@ test('GPS and Galileo together: the filter estimates the Galileo inter-system bi
   const e = ecefToEnu(sub(last.position, truth), ecefToGeodetic(truth));
   assert.ok(Math.hypot(e[0], e[1]) < 2, `horizontal error ${Math.hypot(e[0], e[1])} m`);
 });
+
+test('a 30 m fault that RAIM later fails to isolate (six satellites, the wrong one excluded) is still kept out by the filter', () => {
+  const s = STATIONS[0];
+  const obs = parseObs(rinexText(s.obs));
+  const n = parseNav(rinexText(s.nav));
+  const onset = 60;
+  const faulty = { ...obs, epochs: obs.epochs.map((ep, k) => (k < onset ? ep : { ...ep, sats: ep.sats.map((o) => (o.sat === 'G07' ? { ...o, pseudorange: (o.pseudorange ?? 0) + 30 } : o)) })) };
+  const clean = solveFile(obs, n, {}, {}, { mode: 'kalman', dynamics: 'static' });
+  const kf = solveFile(faulty, n, {}, {}, { mode: 'kalman', dynamics: 'static' });
+  // RAIM alone picks the wrong satellite on some of these epochs.
+  assert.ok(kf.epochs.slice(onset).some((e) => e.raim.excluded.length > 0 && !e.raim.excluded.includes('G07')));
+  for (let k = onset; k < obs.epochs.length; k++) {
+    const a = kf.epochs[k];
+    const b = clean.epochs[k];
+    assert.ok(a.fix && b.fix);
+    const d = Math.hypot((a.latitude - b.latitude) * 111e3, (a.longitude - b.longitude) * 91e3);
+    assert.ok(d < 0.5, `epoch ${k}: ${d} m from the fault-free filter`);
+  }
+});

@@ -258,10 +258,28 @@ export class PositionFilter {
         for (const r of rows) if (r.kind === 'code') r.y -= med;
       }
     }
+    // Screen the pseudoranges before any of them moves the state: each innovation less the
+    // epoch's median (the receiver clock, unknown to metres after 30 s, is common to all) against
+    // its variance without the clock. One gate per row in sequence would let a faulty row that
+    // comes first pass into the clock and the position while the clock is still loose.
+    const screened = new Set<(typeof rows)[number]>();
+    if (code.length >= 4) {
+      const med = median(code.map((r) => r.y));
+      for (const r of code) {
+        const h = r.h.map((v, k) => (k === CLK ? 0 : v));
+        let hph = 0;
+        for (let a = 0; a < h.length; a++) for (let b = 0; b < h.length; b++) hph += h[a] * this.p[a][b] * h[b];
+        if ((r.y - med) ** 2 / (hph + r.r) > this.gate) screened.add(r);
+      }
+    }
     const x0 = [...this.x];
     const used: string[] = [];
     const rejected: string[] = [];
     for (const r of rows) {
+      if (screened.has(r)) {
+        rejected.push(r.m.sat);
+        continue;
+      }
       // The innovation against the state as already updated by earlier rows (sequential updates).
       let y = r.y;
       for (let k = 0; k < this.x.length; k++) y -= (r.h[k] ?? 0) * (this.x[k] - x0[k]);

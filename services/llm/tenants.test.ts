@@ -121,6 +121,18 @@ test('bad input answers in the Q error shape: no key, malformed JSON, wrong type
   assert.equal(route.body.error.code, 'NOT_FOUND');
 });
 
+test('the key is checked before the body: without one, a bad body is 401, not a 400 describing the schema', async () => {
+  for (const [path, body] of [
+    ['/v1/tenants', { name: 'x', bogus: 1 }],
+    ['/v1/chat/completions', { model: 5 }],
+    ['/v1/embeddings', {}],
+  ] as const) {
+    const r = await s.req(path, 'lq_nope_nope_nope', { body });
+    assert.equal(r.status, 401, path);
+    assert.equal(r.body.error.code, 'UNAUTHORIZED');
+  }
+});
+
 test('requests over the tier’s per-minute limit get 429 RATE_LIMITED with retry_after', async () => {
   const a = await s.tenant({ tier: 'free' });
   const codes: number[] = [];

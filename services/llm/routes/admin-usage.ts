@@ -12,7 +12,7 @@ export function registerAdminUsage(app: ServiceApp, deps: QDeps): void {
   app.get(
     '/v1/admin/usage',
     {
-      preHandler: deps.bearerAuth,
+      preValidation: deps.bearerAuth,
       schema: {
         tags: [TAG.admin],
         summary: 'Per-tenant requests and tokens (admin key); days counted in UTC',

@@ -121,7 +121,7 @@ export function registerChat(app: ServiceApp, deps: QDeps): void {
   app.post(
     '/v1/chat/completions',
     {
-      preHandler: deps.bearerAuth,
+      preValidation: deps.bearerAuth,
       schema: {
         tags: [TAG.inference],
         summary: 'Chat completion (OpenAI-compatible), optionally reranking rerank_k candidates',

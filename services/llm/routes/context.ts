@@ -1,5 +1,5 @@
 /** What the variant Q routes share: the context, the engine, authentication, limits, licensing, events. */
-import type { FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
+import type { FastifyRequest, preValidationAsyncHookHandler } from 'fastify';
 import { checkFeatureKey } from '../../../platform/licenses/feature-keys.ts';
 import { countLicenseValidation } from '../../../platform/observability/families.ts';
 import type { ServiceContext } from '../../../platform/service.ts';
@@ -18,8 +18,8 @@ export interface QDeps {
   adapters: Adapters;
   events: Events;
   trainer: Trainer;
-  /** `Authorization: Bearer <key>` of this service (sets `req.identity`). */
-  bearerAuth: preHandlerAsyncHookHandler;
+  /** `Authorization: Bearer <key>` of this service (sets `req.identity`), checked before the body is. */
+  bearerAuth: preValidationAsyncHookHandler;
 }
 
 export const bearerSecurity = [{ bearerAuth: [] }];

@@ -50,7 +50,7 @@ export function registerDatasetUploads(app: ServiceApp, deps: QDeps): void {
   app.post(
     '/v1/tenants/:tenant_id/datasets/:dataset_id/upload/docs',
     {
-      preHandler: deps.bearerAuth,
+      preValidation: deps.bearerAuth,
       schema: {
         tags: [TAG.datasets],
         summary: `Add documents (at most ${MAX_DOCS} per upload; re-sending a doc_id replaces it)`,
@@ -89,7 +89,7 @@ export function registerDatasetUploads(app: ServiceApp, deps: QDeps): void {
   app.post(
     '/v1/tenants/:tenant_id/datasets/:dataset_id/upload/table',
     {
-      preHandler: deps.bearerAuth,
+      preValidation: deps.bearerAuth,
       schema: {
         tags: [TAG.datasets],
         summary: `Add a table’s rows as searchable records (at most ${MAX_ROWS} rows per upload; uploading the same table again appends its rows)`,

@@ -37,7 +37,7 @@ export function registerDatasets(app: ServiceApp, deps: QDeps): void {
   app.post(
     '/v1/tenants/:tenant_id/datasets/register',
     {
-      preHandler: deps.bearerAuth,
+      preValidation: deps.bearerAuth,
       schema: {
         tags: [TAG.datasets],
         summary: 'Register a dataset (documents, tables or both)',
@@ -66,7 +66,7 @@ export function registerDatasets(app: ServiceApp, deps: QDeps): void {
 
   app.get(
     '/v1/tenants/:tenant_id/datasets',
-    { preHandler: deps.bearerAuth, schema: { tags: [TAG.datasets], summary: 'List a tenant’s datasets', security: bearerSecurity, params: TenantIdParams, response: { 200: list, ...commonErrors } } },
+    { preValidation: deps.bearerAuth, schema: { tags: [TAG.datasets], summary: 'List a tenant’s datasets', security: bearerSecurity, params: TenantIdParams, response: { 200: list, ...commonErrors } } },
     async (req) => {
       const caller = await begin(deps, req);
       const t = await pathTenant(db, caller, req.params.tenant_id);
@@ -78,7 +78,7 @@ export function registerDatasets(app: ServiceApp, deps: QDeps): void {
   app.get(
     '/v1/tenants/:tenant_id/datasets/rag-enabled',
     {
-      preHandler: deps.bearerAuth,
+      preValidation: deps.bearerAuth,
       schema: { tags: [TAG.datasets], summary: 'The datasets whose data_use.allow_rag is true (searched by the tenant’s chats)', security: bearerSecurity, params: TenantIdParams, response: { 200: list, ...commonErrors } },
     },
     async (req) => {
@@ -92,7 +92,7 @@ export function registerDatasets(app: ServiceApp, deps: QDeps): void {
   app.get(
     '/v1/tenants/:tenant_id/datasets/:dataset_id/search',
     {
-      preHandler: deps.bearerAuth,
+      preValidation: deps.bearerAuth,
       schema: {
         tags: [TAG.datasets],
         summary: 'Search a dataset (hybrid BM25 + dense by default)',

@@ -22,7 +22,7 @@ export function registerEmbeddings(app: ServiceApp, deps: QDeps): void {
   app.post(
     '/v1/embeddings',
     {
-      preHandler: deps.bearerAuth,
+      preValidation: deps.bearerAuth,
       schema: {
         tags: [TAG.inference],
         summary: 'Embed texts',

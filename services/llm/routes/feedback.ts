@@ -48,7 +48,7 @@ export function registerFeedback(app: ServiceApp, deps: QDeps): void {
   app.post(
     '/v1/tenants/:tenant_id/feedback',
     {
-      preHandler: deps.bearerAuth,
+      preValidation: deps.bearerAuth,
       schema: {
         tags: [TAG.feedback],
         summary: 'Submit feedback on a reply (message_id is the chat completion id)',
@@ -86,7 +86,7 @@ export function registerFeedback(app: ServiceApp, deps: QDeps): void {
   app.get(
     '/v1/tenants/:tenant_id/feedback',
     {
-      preHandler: deps.bearerAuth,
+      preValidation: deps.bearerAuth,
       schema: {
         tags: [TAG.feedback],
         summary: 'List a tenant’s feedback, newest first',
@@ -116,7 +116,7 @@ export function registerFeedback(app: ServiceApp, deps: QDeps): void {
   app.get(
     '/v1/tenants/:tenant_id/feedback/stats',
     {
-      preHandler: deps.bearerAuth,
+      preValidation: deps.bearerAuth,
       schema: {
         tags: [TAG.feedback],
         summary: 'Feedback counts, average rating and whether there is enough to train',

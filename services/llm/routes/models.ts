@@ -64,7 +64,7 @@ export function registerModels(app: ServiceApp, deps: QDeps): void {
   app.get(
     '/v1/models',
     {
-      preHandler: deps.bearerAuth,
+      preValidation: deps.bearerAuth,
       schema: {
         tags: [TAG.inference],
         summary: 'Models and rerank tiers',

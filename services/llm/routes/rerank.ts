@@ -17,7 +17,7 @@ export function registerRerank(app: ServiceApp, deps: QDeps): void {
   app.post(
     '/v1/rerank',
     {
-      preHandler: deps.bearerAuth,
+      preValidation: deps.bearerAuth,
       schema: {
         tags: [TAG.inference],
         summary: 'Rerank documents for a query',

@@ -12,7 +12,7 @@ export function registerSettings(app: ServiceApp, deps: QDeps): void {
   app.get(
     '/v1/tenants/:tenant_id/settings',
     {
-      preHandler: deps.bearerAuth,
+      preValidation: deps.bearerAuth,
       schema: { tags: [TAG.tenants], summary: 'Read a tenant’s settings', security: bearerSecurity, params: TenantIdParams, response: { 200: Settings, ...commonErrors } },
     },
     async (req) => {
@@ -24,7 +24,7 @@ export function registerSettings(app: ServiceApp, deps: QDeps): void {
   app.patch(
     '/v1/tenants/:tenant_id/settings',
     {
-      preHandler: deps.bearerAuth,
+      preValidation: deps.bearerAuth,
       schema: {
         tags: [TAG.tenants],
         summary: 'Update a tenant’s settings (only the fields sent change)',

@@ -38,7 +38,7 @@ export function registerTenants(app: ServiceApp, deps: QDeps): void {
   app.post(
     '/v1/tenants',
     {
-      preHandler: deps.bearerAuth,
+      preValidation: deps.bearerAuth,
       schema: {
         tags: [TAG.tenants],
         summary: 'Create a tenant (admin key); the response holds its api_key, shown only here',
@@ -85,7 +85,7 @@ export function registerTenants(app: ServiceApp, deps: QDeps): void {
   app.get(
     '/v1/tenants',
     {
-      preHandler: deps.bearerAuth,
+      preValidation: deps.bearerAuth,
       schema: {
         tags: [TAG.tenants],
         summary: 'List the account’s tenants (admin key)',
@@ -110,7 +110,7 @@ export function registerTenants(app: ServiceApp, deps: QDeps): void {
   app.get(
     '/v1/tenants/:tenant_id',
     {
-      preHandler: deps.bearerAuth,
+      preValidation: deps.bearerAuth,
       schema: { tags: [TAG.tenants], summary: 'Read a tenant', security: bearerSecurity, params: TenantIdParams, response: { 200: Tenant, ...commonErrors } },
     },
     async (req) => {
@@ -122,7 +122,7 @@ export function registerTenants(app: ServiceApp, deps: QDeps): void {
   app.patch(
     '/v1/tenants/:tenant_id',
     {
-      preHandler: deps.bearerAuth,
+      preValidation: deps.bearerAuth,
       schema: {
         tags: [TAG.tenants],
         summary: 'Update a tenant’s name, tier or settings (admin key)',
@@ -151,7 +151,7 @@ export function registerTenants(app: ServiceApp, deps: QDeps): void {
   app.delete(
     '/v1/tenants/:tenant_id',
     {
-      preHandler: deps.bearerAuth,
+      preValidation: deps.bearerAuth,
       schema: {
         tags: [TAG.tenants],
         summary: 'Delete a tenant and all its data (admin key); its key stops working at once',

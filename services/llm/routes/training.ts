@@ -94,7 +94,7 @@ export function registerTraining(app: ServiceApp, deps: QDeps): void {
   app.post(
     '/v1/tenants/:tenant_id/train/lora',
     {
-      preHandler: deps.bearerAuth,
+      preValidation: deps.bearerAuth,
       schema: {
         tags: [TAG.training],
         summary: 'Start LoRA training of the built-in model on the tenant’s feedback (licensed: lora_training)',
@@ -138,7 +138,7 @@ export function registerTraining(app: ServiceApp, deps: QDeps): void {
   app.get(
     '/v1/tenants/:tenant_id/train/:job_id',
     {
-      preHandler: deps.bearerAuth,
+      preValidation: deps.bearerAuth,
       schema: {
         tags: [TAG.training],
         summary: 'A training job’s status and progress',
@@ -159,7 +159,7 @@ export function registerTraining(app: ServiceApp, deps: QDeps): void {
   app.get(
     '/v1/tenants/:tenant_id/train',
     {
-      preHandler: deps.bearerAuth,
+      preValidation: deps.bearerAuth,
       schema: {
         tags: [TAG.training],
         summary: 'A tenant’s training jobs, newest first',

@@ -28,7 +28,7 @@ export function registerWebhooks(app: ServiceApp, deps: QDeps): void {
   app.post(
     '/v1/webhooks',
     {
-      preHandler: deps.bearerAuth,
+      preValidation: deps.bearerAuth,
       schema: {
         tags: [TAG.admin],
         summary: `Register a webhook for ${Q_EVENTS.join(', ')} (or * for all)`,
@@ -57,7 +57,7 @@ export function registerWebhooks(app: ServiceApp, deps: QDeps): void {
 
   app.get(
     '/v1/webhooks',
-    { preHandler: deps.bearerAuth, schema: { tags: [TAG.admin], summary: 'The caller’s webhooks', security: bearerSecurity, response: { 200: Type.Object({ data: Type.Array(WebhookSchema) }), ...commonErrors } } },
+    { preValidation: deps.bearerAuth, schema: { tags: [TAG.admin], summary: 'The caller’s webhooks', security: bearerSecurity, response: { 200: Type.Object({ data: Type.Array(WebhookSchema) }), ...commonErrors } } },
     async (req) => {
       const caller = await begin(deps, req);
       return { data: (await listWebhooks(db, ownerOf(caller))).map(view) };
@@ -67,7 +67,7 @@ export function registerWebhooks(app: ServiceApp, deps: QDeps): void {
   app.delete(
     '/v1/webhooks/:webhook_id',
     {
-      preHandler: deps.bearerAuth,
+      preValidation: deps.bearerAuth,
       schema: { tags: [TAG.admin], summary: 'Delete one of the caller’s webhooks', security: bearerSecurity, params: Type.Object({ webhook_id: Type.String({ maxLength: 100 }) }), response: { 200: Type.Object({ id: Type.String(), deleted: Type.Boolean() }), ...commonErrors } },
     },
     async (req) => {
@@ -80,7 +80,7 @@ export function registerWebhooks(app: ServiceApp, deps: QDeps): void {
   app.get(
     '/v1/webhooks/:webhook_id/deliveries',
     {
-      preHandler: deps.bearerAuth,
+      preValidation: deps.bearerAuth,
       schema: {
         tags: [TAG.admin],
         summary: 'Delivery log of one of the caller’s webhooks (every attempt)',

@@ -110,6 +110,19 @@ describe('one limiter', () => {
   });
 });
 
+test('once refused, a window is refused from memory for half a second: a flood of refused requests costs few statements', async () => {
+  let statements = 0;
+  const counting = { ...t.db, kind: t.db.kind, query: (text: string, params?: readonly unknown[]) => (statements++, t.db.query(text, params)) } as typeof t.db;
+  const limiter = new WindowLimiter(counting);
+  const s = subject();
+  const now = new Date();
+  for (let i = 0; i < 3; i++) assert.equal((await limiter.take(s, [minute(3)], now)).ok, true);
+  const before = statements;
+  for (let i = 0; i < 200; i++) assert.equal((await limiter.take(s, [minute(3)], now)).ok, false);
+  assert.ok(statements - before <= 3, `200 refusals took ${statements - before} statements`);
+  await limiter.close();
+});
+
 describe('several processes on one database', () => {
   test('three limiters together admit exactly the limit, requests spread over them', async () => {
     const limiters = [new WindowLimiter(t.db), new WindowLimiter(t.db), new WindowLimiter(t.db)];

@@ -16,7 +16,9 @@
  * is refused only when the window's budget is spent, or is held unspent by a process that has
  * not answered the give-back call within `reclaimWaitMs` (50 ms): a process killed while
  * holding a slice keeps those units until the window ends (at most one slice, at most an
- * eighth of the limit).
+ * eighth of the limit). Once the table has refused a window, the process refuses it from
+ * memory for `refusedMemoryMs` (500 ms), so a flood of refused requests costs one statement
+ * per half second, not one each; units given back meanwhile are admitted after it.
  */
 import type { Database } from '../storage/database.ts';
 
@@ -59,17 +61,21 @@ interface Slot {
   lastUse: number;
   pending: Promise<void> | null;
   timer: NodeJS.Timeout | null;
+  /** After the table refused this window, refuse from memory until then (a flood of refused requests costs no statements). */
+  refusedUntil: number;
 }
 
 export interface WindowLimiterOptions {
   idleReturnMs?: number;
   reclaimWaitMs?: number;
+  refusedMemoryMs?: number;
 }
 
 export class WindowLimiter {
   private readonly slots = new Map<string, Slot>();
   private readonly idleReturnMs: number;
   private readonly reclaimWaitMs: number;
+  private readonly refusedMemoryMs: number;
   private listening: Promise<void> | null = null;
   private unlisten: (() => Promise<void>) | null = null;
   private closed = false;
@@ -80,6 +86,7 @@ export class WindowLimiter {
   ) {
     this.idleReturnMs = options.idleReturnMs ?? 1_000;
     this.reclaimWaitMs = options.reclaimWaitMs ?? 50;
+    this.refusedMemoryMs = options.refusedMemoryMs ?? 500;
   }
 
   /**
@@ -99,7 +106,8 @@ export class WindowLimiter {
         return { ok: false, window: w, resetAt: start + w.ms, retryAfterSeconds: Math.max(1, Math.ceil((start + w.ms - t) / 1000)) };
       }
       const slot = this.slotFor(subject, w, start);
-      const ok = slot.granted - slot.used >= n && !slot.pending ? this.spend(slot, n) : await this.takeSlow(slot, w, start, n);
+      const available = slot.granted - slot.used >= n;
+      const ok = available && !slot.pending ? this.spend(slot, n) : !available && slot.refusedUntil > Date.now() ? false : await this.takeSlow(slot, w, start, n);
       if (!ok) {
         this.refund(ticket);
         const end = start + w.ms;
@@ -121,6 +129,7 @@ export class WindowLimiter {
       const slot = this.slots.get(slotKey(ticket.subject, c.ms));
       if (slot && slot.start === c.start) {
         slot.used = Math.max(0, slot.used - c.n);
+        slot.refusedUntil = 0;
         this.armReturn(slot);
       } else if (c.start + c.ms > Date.now()) {
         void this.giveBackUnits(ticket.subject, c.ms, c.start, c.n).catch(() => {});
@@ -149,12 +158,12 @@ export class WindowLimiter {
     let slot = this.slots.get(key);
     if (!slot) {
       if (this.slots.size >= 100_000) this.dropEnded(Date.now());
-      slot = { subject, ms: w.ms, limit: w.limit!, start, granted: 0, used: 0, clusterTaken: 0, want: 1, grantedAt: 0, lastUse: 0, pending: null, timer: null };
+      slot = { subject, ms: w.ms, limit: w.limit!, start, granted: 0, used: 0, clusterTaken: 0, want: 1, grantedAt: 0, lastUse: 0, pending: null, timer: null, refusedUntil: 0 };
       this.slots.set(key, slot);
     } else if (slot.start !== start && !slot.pending) {
       // A new window: the old slice's units belong to a window that is over.
       if (slot.timer) clearTimeout(slot.timer);
-      Object.assign(slot, { start, granted: 0, used: 0, clusterTaken: 0, want: 1, timer: null });
+      Object.assign(slot, { start, granted: 0, used: 0, clusterTaken: 0, want: 1, timer: null, refusedUntil: 0 });
     }
     slot.limit = w.limit!;
     return slot;
@@ -189,7 +198,10 @@ export class WindowLimiter {
       if (got < 0) throw new Error('limit counter unavailable');
       if (got > 0) continue;
       // Refused: another process may hold unspent units of this window. Ask them back once.
-      if (reclaimed || this.db.kind !== 'postgres') return false;
+      if (reclaimed || this.db.kind !== 'postgres') {
+        slot.refusedUntil = Date.now() + this.refusedMemoryMs;
+        return false;
+      }
       reclaimed = true;
       await this.reclaim(slot);
     }

@@ -82,7 +82,7 @@ async function oneVersusTwo(pgUrl: string): Promise<void> {
     const one = await spread([validate(a)], { method: 'POST', headers: bearer, bodies: [body] });
     console.log(row('variant A validate, one process', one));
     const two = await spread([validate(a), validate(b)], { method: 'POST', headers: bearer, bodies: [body] });
-    console.log(row('variant A validate, two processes', two, one));
+    console.log(`${row('variant A validate, two processes', two)}  ${(two.rps / one.rps).toFixed(2)}x one process`);
 
     // Core's enterprise plan allows 1000 requests a minute: the rest are 429s counted by the
     // same limiter, so this measures authentication plus the cluster-wide limit either way.
@@ -92,12 +92,12 @@ async function oneVersusTwo(pgUrl: string): Promise<void> {
     const h1 = await spread([health(a)], { headers: coreHeaders });
     console.log(row('core /health, one process', h1));
     const h2 = await spread([health(a), health(b)], { headers: coreHeaders });
-    console.log(row('core /health, two processes', h2, h1));
+    console.log(`${row('core /health, two processes', h2)}  ${(h2.rps / h1.rps).toFixed(2)}x one process`);
     const backends = (p: typeof a) => `${p!.urls.core}/api/v2/backends`;
     const c1 = await spread([backends(a)], { headers: coreHeaders });
-    console.log(row('core backends (keyed, limited), one process', c1, h1));
+    console.log(`${row('core backends (keyed, limited), one process', c1)}  ${(c1.rps / h1.rps).toFixed(2)}x /health`);
     const c2 = await spread([backends(a), backends(b)], { headers: coreHeaders });
-    console.log(row('core backends (keyed, limited), two processes', c2, h2));
+    console.log(`${row('core backends (keyed, limited), two processes', c2)}  ${(c2.rps / h2.rps).toFixed(2)}x /health`);
     const [{ taken }] = await cluster.db.query<{ taken: number }>("SELECT coalesce(sum(taken), 0)::float8 AS taken FROM limit_windows WHERE subject LIKE 'core:key:%'");
     console.log(`   core admitted ${taken} requests in all across both processes (the plan allows 1000 a minute)`);
   } finally {

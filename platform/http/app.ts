@@ -182,6 +182,14 @@ export async function createServiceApp(options: ServiceAppOptions): Promise<Serv
   app.addHook('onRoute', (route) => {
     route.schema = closeRequestSchema(route.schema);
   });
+  // Specs whose clients send `Content-Type: application/json` on every request (variant A,
+  // variant P) send it on a bodiless POST or DELETE too: an empty body is no body, not
+  // malformed JSON. Anything else goes to Fastify's own parser (and its poisoning guards).
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) =>
+    body === '' ? done(null, undefined) : parseJson(req, body, done),
+  );
   installObservability(app, prefix, options.service ?? options.docs.title.toLowerCase().replace(/[^a-z0-9]+/g, '-'));
   app.addHook('onRequest', async (req, reply) => {
     reply.header('x-request-id', req.id);

@@ -211,3 +211,28 @@ describe('a request sent without a body', () => {
     }
   });
 });
+
+describe('an empty body sent as application/json', () => {
+  test('is no body: a bodiless route answers, a body route takes its defaults, malformed JSON is still refused', async () => {
+    const app = await createServiceApp({ docs: { title: 'empty json', description: 'empty JSON bodies', version: '1' }, formatError: (e) => ({ detail: e.message, code: e.code }) });
+    app.delete('/things/:id', async () => ({ deleted: true }));
+    app.post('/defaults', { schema: { body: Type.Object({ include_bounds: Type.Boolean({ default: false }) }) } }, async (req) => ({ body: req.body }));
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    try {
+      const address = app.server.address();
+      const base = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+      const json = { 'content-type': 'application/json' };
+      const del = await call(`${base}/things/1`, { method: 'DELETE', rawBody: '', headers: json });
+      assert.equal(del.status, 200, JSON.stringify(del.body));
+      const post = await call(`${base}/defaults`, { method: 'POST', rawBody: '', headers: json });
+      assert.deepEqual(post.body, { body: { include_bounds: false } });
+      const broken = await call(`${base}/defaults`, { method: 'POST', rawBody: '{"include_bounds": ', headers: json });
+      assert.equal(broken.status, 400);
+      assert.equal(broken.body.code, 'invalid_json');
+      const poisoned = await call(`${base}/defaults`, { method: 'POST', rawBody: '{"__proto__": {"x": 1}}', headers: json });
+      assert.equal(poisoned.status, 400, 'the prototype-poisoning guard still holds');
+    } finally {
+      await app.close();
+    }
+  });
+});

@@ -41,3 +41,13 @@ describe('unknown fields (licensing)', () => {
     assert.equal(epoch.body.epoch, 0, 'the refused revoke changed no epoch');
   });
 });
+
+describe('bodiless requests with Content-Type: application/json (variant A sends it on every request)', () => {
+  it('un-revoke with the header and no body is answered by the route, not refused as malformed JSON', async () => {
+    const r = await call(`${b.svc.url}/api/v1/v2/revoke/00000000-0000-4000-8000-000000000000`, { method: 'DELETE', rawBody: '', headers: { ...bearer, 'content-type': 'application/json' } });
+    assert.equal(r.status, 404, JSON.stringify(r.body));
+    assert.deepEqual(Object.keys(r.body), ['detail']);
+    assert.match(r.body.detail, /License not found/);
+  });
+});
+

@@ -17,6 +17,7 @@ import { registerEvidence } from './routes/evidence.ts';
 import { registerHealth } from './routes/health.ts';
 import { registerHoldover } from './routes/holdover.ts';
 import { registerIntegrity } from './routes/integrity.ts';
+import { registerPage } from './routes/page.ts';
 import { registerPosition } from './routes/position.ts';
 import { registerSpoofing } from './routes/spoofing.ts';
 import { registerTiming } from './routes/timing.ts';
@@ -111,5 +112,7 @@ export async function buildNavApp(ctx: ServiceContext, options: { prefix: string
     },
     { prefix: options.prefix },
   );
+  // The page and its assets name their full paths (the asset URLs carry the prefix).
+  await registerPage(app, deps, options.prefix);
   return app;
 }

@@ -1,4 +1,5 @@
 /** Schema of the positioning service: positions issued, spoofing events, holdover periods, calibrations, the operator's scenario switch. */
+import { sessionTableSql } from '../../platform/http/session.ts';
 import type { Migration } from '../../platform/storage/migrate.ts';
 
 export const navMigrations: Migration[] = [
@@ -71,4 +72,6 @@ CREATE TABLE nav_control (
 );
 `,
   },
+  // Browser sessions of console users on the positioning page (routes/page.ts).
+  { id: 'nav/0002_sessions', sql: sessionTableSql('nav_sessions') },
 ];

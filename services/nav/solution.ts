@@ -16,6 +16,7 @@ import {
 } from '../../engines/gnss/index.ts';
 import { gpsToIso } from '../../engines/gnss/time.ts';
 import { signalPowerCheck } from '../../engines/gnss/spoofing/signal-power.ts';
+import { skyFromEngine, skyFromReceiver, type SkySatellite } from './sky.ts';
 
 const r = (v: number, d = 3) => Math.round(v * 10 ** d) / 10 ** d;
 
@@ -73,6 +74,8 @@ export interface Solution {
   constellations: ConstellationView;
   spoofing: SpoofingView;
   holdover: boolean;
+  /** Every tracked satellite's place in the sky and part in the fix (the page's sky plot). */
+  sky: SkySatellite[];
   assessment?: EpochAssessment;
 }
 
@@ -133,6 +136,7 @@ export function engineSolution(seq: number, a: EpochAssessment, measurements: Sa
     constellations: constellationReport(a, measurements) as ConstellationView,
     spoofing: spoofingReport(a),
     holdover: a.clock.holdover,
+    sky: skyFromEngine(a, measurements),
     assessment: a,
   };
 }
@@ -228,5 +232,6 @@ export function receiverSolution(seq: number, e: ReceiverEpoch, gpsTime: number,
       raw_metrics: { signal_power: { statistic: sp.statistic, threshold: sp.threshold, unit: sp.unit, detail: sp.detail } },
     },
     holdover,
+    sky: skyFromReceiver(e.satellites),
   };
 }

@@ -121,13 +121,17 @@ export function closeObjects<T>(schema: T, copies = new WeakMap<object, unknown>
   return copy as T;
 }
 
-/** The route's schema with its body and query string closed (see the top of this file). */
+/**
+ * The route's schema with its body and query string closed (see the top of this file). The
+ * query string of a web page (a route hidden from the API document) stays open: a link may
+ * carry parameters the page does not read (`utm_source`, a cache buster) and still open it.
+ */
 export function closeRequestSchema(schema: FastifySchema | undefined): FastifySchema | undefined {
   if (!schema) return schema;
   const copies = new WeakMap<object, unknown>();
   const closed: FastifySchema = { ...schema };
   if (schema.body) closed.body = closeObjects(schema.body, copies);
-  if (schema.querystring) closed.querystring = closeObjects(schema.querystring, copies);
+  if (schema.querystring && !(schema as { hide?: boolean }).hide) closed.querystring = closeObjects(schema.querystring, copies);
   return closed;
 }
 

@@ -35,3 +35,12 @@ describe('unknown fields (chat)', () => {
     assertRefused(r, /body\.contents is not a known field \(did you mean content\?\)/);
   });
 });
+
+describe('the web page', () => {
+  it('opens from a link that carries parameters it does not read (the API routes refuse them, the page does not)', async () => {
+    const r = await fetch(`${chat.url}/?utm_source=mail&c=conv_unknown`);
+    assert.equal(r.status, 200);
+    assert.match(r.headers.get('content-type') ?? '', /text\/html/);
+  });
+});
+

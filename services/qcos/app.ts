@@ -15,6 +15,7 @@ import { registerHealth } from './routes/health.ts';
 import { registerJobs } from './routes/jobs.ts';
 import { registerList } from './routes/list.ts';
 import { registerOptimize } from './routes/optimize.ts';
+import { registerPage } from './routes/page.ts';
 import { registerSimulate } from './routes/simulate.ts';
 import { registerWebhooks } from './routes/webhooks.ts';
 
@@ -77,5 +78,7 @@ export async function buildQcos(ctx: ServiceContext, options: { prefix: string }
     },
     { prefix: options.prefix },
   );
+  // The jobs page and its assets name their full paths (the asset URLs carry the prefix).
+  await registerPage(app, deps, options.prefix);
   return app;
 }

@@ -4,13 +4,15 @@
  * quotas and webhooks. A light descriptor: the routes and the engine load in build().
  */
 import type { ServiceDefinition } from '../../platform/service.ts';
+import { sessionTableSql } from '../../platform/http/session.ts';
 import { QCOS_PLANS } from './plans.ts';
 
 export const qcosService: ServiceDefinition = {
   id: 'qcos',
   title: 'QCOS circuit job API (quantum interface 1)',
   defaultPort: 8301,
-  migrations: [],
+  // Browser sessions of console users on the jobs page (routes/page.ts).
+  migrations: [{ id: 'qcos/0001_sessions', sql: sessionTableSql('qcos_sessions') }],
   keyPrefix: 'qcos',
   plans: QCOS_PLANS,
   async build(ctx, options) {

@@ -1,0 +1,158 @@
+// The quantum jobs page in a real browser (Debian's Chromium): sign in with a console user, see
+// the jobs submitted through the API with the right histogram bars, open a job's circuit diagram
+// and count its gates, cancel a running job; at desktop and phone widths, with nothing loaded
+// from outside the machine. Screenshots go to docs/.
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { after, before, test } from 'node:test';
+import type { Page } from 'playwright-core';
+import { parseQasm } from '../../engines/quantum/index.ts';
+import { counts as circuitCounts } from '../../engines/quantum/optimizer/metrics.ts';
+import { createConsoleUser } from '../../platform/identity/console-users.ts';
+import { launchBrowser, openPage, PHONE, type TestBrowser } from '../../platform/testing/browser.ts';
+import { call, type TestService } from '../../platform/testing/harness.ts';
+import { BELL, client, ghz, startQcos } from './testing.ts';
+
+const DOCS = process.env.LATTICE_SCREENSHOTS ?? fileURLToPath(new URL('./docs/', import.meta.url));
+const PASSWORD = 'correct horse battery';
+/** Seven qubits in superposition: 128 outcomes, more than the histogram draws one by one. */
+const WIDE = ['OPENQASM 2.0;', 'include "qelib1.inc";', 'qreg q[7];', 'creg c[7];', 'h q;', 'cx q[0],q[1];', 'cx q[2],q[3];', 't q[4];', 'tdg q[4];', 'measure q -> c;'].join('\n');
+
+let svc: TestService;
+let api: ReturnType<typeof client>;
+let browser: TestBrowser;
+let email: string;
+let bellId: string;
+let wideId: string;
+
+before(async () => {
+  svc = await startQcos();
+  const { key, accountId } = await svc.newKey({ plan: 'pro' });
+  api = client(svc, key);
+  email = `qcos-${accountId}@example.test`;
+  await createConsoleUser(svc.db, { accountId, email, password: PASSWORD });
+  const bell = await api.post('/v2/circuits', { circuit: { qasm: BELL, format: 'qasm2' }, backend: 'statevector_simulator', shots: 1000, options: { seed_simulator: 7 } });
+  assert.equal(bell.status, 201, JSON.stringify(bell.body));
+  bellId = bell.body.job_id;
+  const wide = await api.post('/v2/circuits', { circuit: { qasm: WIDE, format: 'qasm2' }, backend: 'statevector_simulator', shots: 4000, optimization_level: 2, options: { seed_simulator: 3 } });
+  assert.equal(wide.status, 201, JSON.stringify(wide.body));
+  wideId = wide.body.job_id;
+  for (const id of [bellId, wideId]) assert.equal((await api.get(`/v2/jobs/${id}?wait=30`)).body.status, 'completed');
+  browser = await launchBrowser();
+});
+after(async () => {
+  await browser?.close();
+  await svc?.close();
+});
+
+async function signIn(page: Page): Promise<void> {
+  await page.goto(`${svc.url}/`);
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Password').fill(PASSWORD);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.locator('#jobs').waitFor();
+}
+
+test('without a session: the sign-in form, and the console routes answer 401 in the qcos error shape', async () => {
+  const res = await fetch(`${svc.url}/`);
+  assert.equal(res.status, 200);
+  assert.match(res.headers.get('content-security-policy') ?? '', /script-src 'self'/);
+  assert.match(await res.text(), /<form id="signin"/);
+  const jobs = await call(`${svc.url}/console/jobs`);
+  assert.equal(jobs.status, 401);
+  assert.equal(jobs.body.error.code, 'UNAUTHORIZED');
+  const job = await fetch(`${svc.url}/jobs/${bellId}`, { redirect: 'manual' });
+  assert.equal(job.status, 302);
+});
+
+test('the jobs list, a job\'s histogram (bar heights match the counts) and its circuit diagram (gate count)', async () => {
+  const { page, context, problems } = await openPage(browser);
+  await page.goto(`${svc.url}/`);
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Password').fill('wrong password');
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByText('Invalid email or password').waitFor();
+  await signIn(page);
+  for (const id of [bellId, wideId]) await page.locator(`tr[data-job-id="${id}"][data-status="completed"]`).waitFor();
+  assert.match((await page.locator(`tr[data-job-id="${bellId}"]`).innerText()).replace(/\s+/g, ' '), /QCOS \(1\) statevector_simulator completed 1000 /);
+  await page.locator('#usage .usage-line[data-service="qcos"]').waitFor();
+  await page.locator('#available').waitFor();
+  // Filters: failed shows none; completed shows both.
+  await page.locator('select[name="status"]').selectOption('failed');
+  await page.getByRole('button', { name: 'Filter' }).click();
+  await page.locator('#no-jobs').waitFor();
+  await page.locator('select[name="status"]').selectOption('completed');
+  await page.getByRole('button', { name: 'Filter' }).click();
+  assert.equal(await page.locator('#jobs-body tr[data-job-id]').count(), 2);
+  await page.screenshot({ path: join(DOCS, 'qcos-jobs.png'), fullPage: true });
+
+  // The Bell job: two bars whose heights are in the ratio of the counts.
+  await page.locator(`a[href$="/jobs/${bellId}"]`).click();
+  await page.locator('#results svg.histogram').waitFor();
+  const results = (await api.get(`/v2/jobs/${bellId}/results`)).body;
+  const bars = await page.locator('svg.histogram rect.bar').evaluateAll((els: any[]) => els.map((e) => ({ outcome: e.dataset.outcome, count: Number(e.dataset.count), h: Number(e.getAttribute('height')) })));
+  assert.deepEqual(Object.fromEntries(bars.map((b) => [b.outcome, b.count])), results.counts);
+  const top = Math.max(...bars.map((b) => b.h));
+  const most = Math.max(...bars.map((b) => b.count));
+  for (const b of bars) assert.ok(Math.abs(b.h / top - b.count / most) < 0.001, JSON.stringify(bars));
+  // The diagram: one gate mark per gate of the submitted circuit.
+  const before = page.locator('#circuit-before svg.circuit');
+  assert.equal(await before.locator('g.op.gate').count(), circuitCounts(parseQasm(BELL)).gates);
+  assert.equal(await before.locator('g.op.measure').count(), 2);
+  assert.equal(await page.locator('#circuit-before').getAttribute('data-gates'), '2');
+  await page.locator('#quality').waitFor();
+  await page.screenshot({ path: join(DOCS, 'qcos-job-bell.png'), fullPage: true });
+
+  // The wide job: 32 bars and one summing the rest; the optimized circuit is drawn with its counts.
+  await page.goto(`${svc.url}/jobs/${wideId}`);
+  const wide = (await api.get(`/v2/jobs/${wideId}/results`)).body;
+  const n = Object.keys(wide.counts).length;
+  assert.ok(n > 32, `${n} outcomes`);
+  assert.equal(await page.locator('svg.histogram rect.bar').count(), 33);
+  const other = page.locator('svg.histogram rect.bar.other');
+  const sorted = Object.values(wide.counts as Record<string, number>).sort((a, b) => b - a);
+  assert.equal(Number(await other.getAttribute('data-count')), sorted.slice(32).reduce((a, b) => a + b, 0));
+  assert.equal(await other.getAttribute('data-outcome'), `other (${n - 32})`);
+  // Each outcome's bar is to the scale of the most frequent one; the summed rest, taller here, is clipped at the top.
+  const wideBars = await page.locator('svg.histogram rect.bar:not(.other)').evaluateAll((els: any[]) => els.map((e) => ({ count: Number(e.dataset.count), h: Number(e.getAttribute('height')) })));
+  for (const b of wideBars) assert.ok(Math.abs(b.h / wideBars[0]!.h - b.count / sorted[0]!) < 0.001, JSON.stringify(b));
+  assert.equal(await page.locator('svg.histogram rect.bar.other.clipped').count(), 1);
+  assert.equal(Number(await other.getAttribute('height')), wideBars[0]!.h);
+  const after = page.locator('#circuit-after');
+  await after.waitFor();
+  const opt = (await api.get(`/v2/jobs/${wideId}/results`)).body;
+  assert.equal(await after.locator('g.op.gate').count(), Number(await after.getAttribute('data-gates')));
+  assert.ok(Number(await after.getAttribute('data-gates')) <= Number(await page.locator('#circuit-before').getAttribute('data-gates')), JSON.stringify(opt.quality_metrics));
+  await page.screenshot({ path: join(DOCS, 'qcos-job-wide.png'), fullPage: true });
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('a running job shows live in the list and can be cancelled from its page; at phone width the page fits', async () => {
+  const { page, context, problems } = await openPage(browser, { viewport: PHONE });
+  await signIn(page);
+  const r = await api.post('/v2/circuits', { circuit: { qasm: ghz(22), format: 'qasm2' }, backend: 'lattice_falcon_27', shots: 2000, optimization_level: 0 });
+  assert.equal(r.status, 201, JSON.stringify(r.body));
+  const id = r.body.job_id as string;
+  // The new job appears without a reload.
+  await page.locator(`tr[data-job-id="${id}"]`).waitFor({ timeout: 20_000 });
+  await page.screenshot({ path: join(DOCS, 'qcos-jobs-phone.png'), fullPage: true });
+  await page.goto(`${svc.url}/jobs/${id}`);
+  const status = await page.locator('#job').getAttribute('data-status');
+  assert.ok(['queued', 'validating', 'optimizing', 'running'].includes(status!), status!);
+  await page.getByRole('button', { name: 'Cancel job' }).click();
+  await page.locator('#job[data-status="cancelled"]').waitFor();
+  assert.equal((await api.get(`/v2/jobs/${id}`)).body.status, 'cancelled');
+  assert.equal(await page.locator('#cancel').count(), 0);
+  const fits = await page.evaluate('document.documentElement.scrollWidth <= window.innerWidth');
+  assert.ok(fits, 'no sideways scrolling of the page (diagrams scroll in their own box)');
+  await page.screenshot({ path: join(DOCS, 'qcos-job-cancelled-phone.png'), fullPage: true });
+  // Cancelling again is refused in the qcos error shape.
+  const cookie = (await context.cookies()).map((c) => `${c.name}=${c.value}`).join('; ');
+  const again = await call(`${svc.url}/console/jobs/${id}/cancel`, { method: 'POST', body: {}, headers: { cookie } });
+  assert.equal(again.status, 409);
+  assert.equal(again.body.error.code, 'CONFLICT');
+  assert.deepEqual(problems, []);
+  await context.close();
+});

@@ -1,0 +1,363 @@
+/**
+ * GET / — the quantum jobs page, and GET /jobs/{id} — one job's page; rendered on the server for
+ * console users (`lattice console-users create`). The list covers the account's jobs of every
+ * quantum service: interfaces 1 (qcos), 3 (core), 5 (platform) and 6 (runtime) from the shared
+ * job table, and the suppliers' jobs of interfaces 2 and 4 (their emulated runs are rows of the
+ * shared table; their remote ones rows of `supplier_jobs`, read when that table exists). Beside
+ * it: usage against the plan's quota per service for the billing period, and the credit balance
+ * with its open holds. A job's page shows the circuit before and after optimization as diagrams
+ * (engines/quantum/draw) with gate and depth counts, the counts as a histogram (the 32 most
+ * frequent outcomes, the rest summed), the quality metrics, the evidence bundle when the job has
+ * one, and cancel while the job can still be cancelled.
+ *
+ * Live: web/qcos.js polls GET /console/jobs (the rows rendered here) every two seconds while a
+ * job is queued or running, and a job's page polls GET /console/jobs/{id}/status and reloads
+ * when the status changes.
+ */
+import { fileURLToPath } from 'node:url';
+import { Type } from 'typebox';
+import { parseQasm } from '../../../engines/quantum/index.ts';
+import { circuitSvg } from '../../../engines/quantum/draw/index.ts';
+import { counts as circuitCounts } from '../../../engines/quantum/optimizer/metrics.ts';
+import { getBalance, microsToUsd } from '../../../platform/billing/index.ts';
+import type { ServiceApp } from '../../../platform/http/app.ts';
+import { html, raw, sendPage, serveAssets, type SafeHtml } from '../../../platform/http/pages.ts';
+import { ConsoleSessions, type ConsoleSession } from '../../../platform/http/session.ts';
+import { getPlan } from '../../../platform/identity/accounts.ts';
+import { cancelJob, getJobWithResult, jobUsage, type QuantumJob, type JobInput, type TaskResult } from '../../../platform/quantum-jobs/index.ts';
+import { qcosError } from '../errors.ts';
+import { billingPeriod, qcosPlan } from '../plans.ts';
+import type { QcosDeps } from './context.ts';
+
+export const SERVICES: Record<string, string> = {
+  qcos: 'QCOS (1)',
+  suppliers: 'Suppliers (2, 4)',
+  core: 'Core (3)',
+  platform: 'Platform (5)',
+  runtime: 'Runtime (6)',
+};
+const STATUSES = ['queued', 'validating', 'optimizing', 'running', 'completed', 'failed', 'cancelled'] as const;
+const ACTIVE = new Set(['queued', 'validating', 'optimizing', 'running']);
+/** Outcomes drawn as their own bar; the rest are summed into one. */
+export const HISTOGRAM_BARS = 32;
+
+export interface JobRow {
+  id: string;
+  service: string;
+  origin: 'jobs' | 'supplier';
+  kind: string;
+  backend: string;
+  status: string;
+  shots: number | null;
+  createdAt: Date;
+  durationMs: number | null;
+  costUsd: number | null;
+}
+
+const when = (d: Date | null) => (d ? d.toISOString().slice(0, 19).replace('T', ' ') : '—');
+const usd = (x: number | null) => (x === null ? '—' : x === 0 ? '$0' : `$${x < 0.01 ? x.toFixed(6) : x.toFixed(2)}`);
+const dur = (ms: number | null) => (ms === null ? '—' : ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(1)} s`);
+
+async function hasTable(deps: QcosDeps, name: string): Promise<boolean> {
+  const [row] = await deps.ctx.db.query<{ t: string | null }>('SELECT to_regclass($1)::text AS t', [name]);
+  return Boolean(row?.t);
+}
+
+/** The account's jobs of every quantum service, newest first, with the filters applied. */
+export async function listAccountJobs(deps: QcosDeps, accountId: string, f: { status?: string; service?: string }, limit = 200): Promise<JobRow[]> {
+  const rows: JobRow[] = [];
+  if (f.service !== 'suppliers-remote') {
+    const q = await deps.ctx.db.query<{
+      id: string; service: string; kind: string; backend: string; status: string; shots: string | null; price: string | null;
+      created_at: Date; started_at: Date | null; finished_at: Date | null;
+    }>(
+      `SELECT id, service, kind, backend, status, input->'task'->>'shots' AS shots, input->>'list_price_micros' AS price, created_at, started_at, finished_at
+         FROM quantum_jobs WHERE account_id = $1 AND ($2::text IS NULL OR status = $2) AND ($3::text IS NULL OR service = $3)
+        ORDER BY created_at DESC LIMIT ${limit}`,
+      [accountId, f.status ?? null, f.service ?? null],
+    );
+    for (const j of q) {
+      const start = j.started_at ? new Date(j.started_at).getTime() : null;
+      const end = j.finished_at ? new Date(j.finished_at).getTime() : start !== null && ACTIVE.has(j.status) ? Date.now() : null;
+      rows.push({
+        id: j.id, service: j.service, origin: 'jobs', kind: j.kind, backend: j.backend, status: j.status,
+        shots: j.shots === null ? null : Number(j.shots), createdAt: new Date(j.created_at),
+        durationMs: start !== null && end !== null ? end - start : null,
+        costUsd: j.price === null ? (j.kind === 'run' ? 0 : null) : Number(j.price) / 1e6,
+      });
+    }
+  }
+  if ((!f.service || f.service === 'suppliers') && (await hasTable(deps, 'supplier_jobs'))) {
+    // Remote supplier jobs: the emulated ones are already listed from the shared job table.
+    const s = await deps.ctx.db.query<{ id: string; supplier: string; backend: string; status: string; shots: number; estimated_micros: string; charged_micros: string | null; created_at: Date; completed_at: Date | null }>(
+      `SELECT id, supplier, backend, status, shots, estimated_micros, charged_micros, created_at, completed_at FROM supplier_jobs
+        WHERE account_id = $1 AND quantum_job_id IS NULL AND ($2::text IS NULL OR status = $2) ORDER BY created_at DESC LIMIT ${limit}`,
+      [accountId, f.status ?? null],
+    );
+    for (const j of s) {
+      rows.push({
+        id: j.id, service: 'suppliers', origin: 'supplier', kind: `remote (${j.supplier})`, backend: j.backend, status: j.status, shots: j.shots,
+        createdAt: new Date(j.created_at), durationMs: j.completed_at ? new Date(j.completed_at).getTime() - new Date(j.created_at).getTime() : null,
+        costUsd: Number(j.charged_micros ?? j.estimated_micros) / 1e6,
+      });
+    }
+  }
+  return rows.sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime()).slice(0, limit);
+}
+
+function jobRows(rows: JobRow[], prefix: string): SafeHtml {
+  if (!rows.length) return html`<tr><td colspan="8" class="muted" id="no-jobs">No jobs match.</td></tr>`;
+  return html`${rows.map(
+    (j) => html`<tr data-job-id="${j.id}" data-status="${j.status}" data-service="${j.service}">
+<td>${j.origin === 'jobs' ? html`<a href="${prefix}/jobs/${j.id}"><code>${j.id}</code></a>` : html`<code>${j.id}</code>`}</td>
+<td>${SERVICES[j.service] ?? j.service}</td><td>${j.backend}</td><td><span class="status ${j.status}">${j.status}</span></td>
+<td class="num">${j.shots ?? '—'}</td><td>${when(j.createdAt)}</td><td class="num">${dur(j.durationMs)}</td><td class="num">${usd(j.costUsd)}</td></tr>`,
+  )}`;
+}
+
+interface UsageLine {
+  service: string;
+  quantumUsed: number;
+  simulationUsed: number;
+  quantumHeld: number;
+  simulationHeld: number;
+  quantumIncluded: number | null;
+  simulationIncluded: number | null;
+  jobs: number;
+}
+
+async function usageLines(deps: QcosDeps, accountId: string): Promise<{ lines: UsageLine[]; period: { start: Date; end: Date }; plan: string }> {
+  const period = billingPeriod(deps.ctx.now());
+  const services = new Set(['qcos']);
+  for (const r of await deps.ctx.db.query<{ service: string }>('SELECT DISTINCT service FROM quantum_jobs WHERE account_id = $1', [accountId])) services.add(r.service);
+  const planName = await getPlan(deps.ctx.db, accountId, 'qcos');
+  const plan = qcosPlan(planName);
+  const lines: UsageLine[] = [];
+  for (const service of [...services].sort()) {
+    const u = await jobUsage(deps.ctx, { service, accountId, from: period.start, to: period.end });
+    // Quotas here are qcos's plan; the other services bill by their own rules (shown as used only).
+    lines.push({
+      service, jobs: u.jobs,
+      quantumUsed: u.quantum_minutes, simulationUsed: u.simulation_minutes, quantumHeld: u.quantum_minutes_held, simulationHeld: u.simulation_minutes_held,
+      quantumIncluded: service === 'qcos' ? plan.quantumMinutes : null, simulationIncluded: service === 'qcos' ? plan.simulationMinutes : null,
+    });
+  }
+  return { lines, period, plan: plan.name };
+}
+
+function meter(label: string, used: number, held: number, included: number | null): SafeHtml {
+  const pct = included ? Math.min(100, Math.round((100 * used) / included)) : null;
+  return html`<div class="meter"><div class="meter-label">${label}: <strong>${used.toFixed(3)}</strong> min${included !== null ? html` of ${included}` : ''}${held > 0 ? html` <span class="muted">(+${held.toFixed(3)} held)</span>` : ''}</div>
+${pct !== null ? html`<progress max="100" value="${pct}">${pct} %</progress>` : ''}</div>`;
+}
+
+function usageCard(u: Awaited<ReturnType<typeof usageLines>>): SafeHtml {
+  return html`<section class="card" id="usage"><h2>Usage this billing period</h2><p class="muted">${u.period.start.toISOString().slice(0, 10)} to ${u.period.end.toISOString().slice(0, 10)} · QCOS plan ${u.plan}</p>
+${u.lines.map((l) => html`<div class="usage-line" data-service="${l.service}"><h3>${SERVICES[l.service] ?? l.service} <span class="muted">${l.jobs} jobs</span></h3>
+${meter('Quantum', l.quantumUsed, l.quantumHeld, l.quantumIncluded)}${meter('Simulation', l.simulationUsed, l.simulationHeld, l.simulationIncluded)}</div>`)}</section>`;
+}
+
+async function balanceCard(deps: QcosDeps, accountId: string): Promise<SafeHtml> {
+  const b = await getBalance(deps.ctx.db, accountId);
+  const holds = await deps.ctx.db.query<{ id: string; service: string; reference: string; amount_micros: string; created_at: Date }>(
+    "SELECT id, service, reference, amount_micros, created_at FROM billing_holds WHERE account_id = $1 AND status = 'open' ORDER BY created_at DESC LIMIT 20",
+    [accountId],
+  );
+  return html`<section class="card" id="balance"><h2>Credit balance</h2><p class="big" id="available">$${microsToUsd(b.availableMicros).toFixed(2)}</p>
+<p class="muted">available · <span id="held">$${microsToUsd(b.heldMicros).toFixed(2)}</span> held by ${holds.length} open ${holds.length === 1 ? 'hold' : 'holds'}</p>
+${holds.length ? html`<ul class="holds">${holds.map((h) => html`<li>${SERVICES[h.service] ?? h.service} · <code>${h.reference}</code> · $${(Number(h.amount_micros) / 1e6).toFixed(2)}</li>`)}</ul>` : ''}</section>`;
+}
+
+/** The histogram: the most frequent outcomes as bars, the rest summed into one; probabilities in the table and on hover. */
+export function histogram(counts: Record<string, number>): { svg: SafeHtml; table: SafeHtml; bars: Array<{ outcome: string; count: number }> } {
+  const sorted = Object.entries(counts).sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]));
+  const total = sorted.reduce((s, [, c]) => s + c, 0) || 1;
+  const bars = sorted.slice(0, HISTOGRAM_BARS).map(([outcome, count]) => ({ outcome, count }));
+  const rest = sorted.slice(HISTOGRAM_BARS);
+  if (rest.length) bars.push({ outcome: `other (${rest.length})`, count: rest.reduce((s, [, c]) => s + c, 0) });
+  // The scale is the most frequent single outcome's: the summed rest, often far taller, is clipped
+  // at the top with its count written on it rather than flattening every other bar.
+  const max = Math.max(1, ...bars.slice(0, HISTOGRAM_BARS).map((b) => b.count));
+  const H = 220;
+  const bw = Math.max(14, Math.min(48, Math.floor(640 / Math.max(1, bars.length))));
+  const labelH = Math.max(...bars.map((b) => b.outcome.length)) * 6.5 + 10;
+  const W = bars.length * bw + 50;
+  const svg = html`<svg class="histogram" viewBox="0 0 ${W} ${H + labelH + 10}" width="${W}" height="${H + labelH + 10}" role="img" aria-label="Counts of ${sorted.length} outcomes">
+<line x1="40" y1="${H}" x2="${W}" y2="${H}" stroke="#94a3b8"/>
+<text x="36" y="14" text-anchor="end" class="tick">${max}</text><text x="36" y="${H}" text-anchor="end" class="tick">0</text>
+${bars.map((b, i) => {
+  const clipped = b.count > max;
+  const h = Math.round((Math.min(b.count, max) / max) * (H - 10) * 100) / 100;
+  const x = 44 + i * bw;
+  return html`<g class="bar-group"><rect class="bar${i === HISTOGRAM_BARS ? ' other' : ''}${clipped ? ' clipped' : ''}" data-outcome="${b.outcome}" data-count="${b.count}" x="${x}" y="${H - h}" width="${bw - 4}" height="${h}"><title>${b.outcome}: ${b.count} (${((100 * b.count) / total).toFixed(2)} %)</title></rect>
+${clipped ? html`<path class="break" d="M ${x - 1} ${H - h + 14} l ${(bw - 2) / 2} -5 l ${(bw - 2) / 2} 5" fill="none" stroke="#ffffff" stroke-width="2.5"/><text class="bar-label" x="${x + (bw - 4) / 2}" y="${H - h + 28}" text-anchor="middle" transform="rotate(-90 ${x + (bw - 4) / 2} ${H - h + 28})">${b.count}</text>` : ''}
+<text class="outcome" transform="translate(${x + (bw - 4) / 2 + 4} ${H + 6}) rotate(90)">${b.outcome}</text></g>`;
+})}
+</svg>`;
+  const table = html`<table class="probs"><thead><tr><th>Outcome</th><th>Count</th><th>Probability</th></tr></thead><tbody>${bars.map(
+    (b) => html`<tr><td><code>${b.outcome}</code></td><td class="num">${b.count}</td><td class="num">${(b.count / total).toFixed(4)}</td></tr>`,
+  )}</tbody></table>`;
+  return { svg, table, bars };
+}
+
+function circuitFigure(title: string, qasm: string | undefined, id: string): SafeHtml {
+  if (!qasm) return html`<figure class="circuit-fig" id="${id}"><figcaption>${title}</figcaption><p class="muted">Not available.</p></figure>`;
+  try {
+    const c = parseQasm(qasm);
+    const n = circuitCounts(c);
+    return html`<figure class="circuit-fig" id="${id}" data-gates="${n.gates}" data-depth="${n.depth}"><figcaption>${title}: <strong>${n.gates}</strong> gates, depth <strong>${n.depth}</strong>, ${c.numQubits} qubits</figcaption>
+<div class="circuit-scroll">${raw(circuitSvg(c))}</div></figure>`;
+  } catch (err) {
+    return html`<figure class="circuit-fig" id="${id}"><figcaption>${title}</figcaption><p class="error">Cannot draw: ${(err as Error).message}</p></figure>`;
+  }
+}
+
+function signInView(): SafeHtml {
+  return html`<main class="signin">
+  <h1>Lattice quantum jobs</h1>
+  <form id="signin" class="card" autocomplete="on">
+    <label>Email <input name="email" type="email" autocomplete="username" required></label>
+    <label>Password <input name="password" type="password" autocomplete="current-password" required></label>
+    <p class="error" id="signin-error" hidden></p>
+    <button type="submit">Sign in</button>
+  </form>
+  <p class="muted">Console users are created by the operator: <code>lattice console-users create</code>.</p>
+</main>`;
+}
+
+function header(session: ConsoleSession, prefix: string): SafeHtml {
+  return html`<header class="top"><h1><a href="${prefix}/">Lattice quantum jobs</a></h1><span class="who">${session.email}</span><button type="button" class="secondary" id="signout">Sign out</button></header>`;
+}
+
+function filterValue(v: unknown, allowed: readonly string[]): string | undefined {
+  return typeof v === 'string' && allowed.includes(v) ? v : undefined;
+}
+
+export async function registerPage(app: ServiceApp, deps: QcosDeps, prefix: string): Promise<void> {
+  const sessions = new ConsoleSessions(deps.ctx.db, {
+    table: 'qcos_sessions',
+    cookie: 'lattice_qcos',
+    path: `${prefix}/`,
+    now: deps.ctx.now,
+    notAuthenticated: () => qcosError('UNAUTHORIZED', 'Not signed in'),
+    badCredentials: () => qcosError('UNAUTHORIZED', 'Invalid email or password'),
+  });
+  const assets = await serveAssets(app, { dir: fileURLToPath(new URL('../web/', import.meta.url)), prefix: `${prefix}/assets` });
+  const page = { styles: [assets.url('qcos.css')], scripts: [assets.url('qcos.js')], icon: assets.url('icon.svg') };
+  const hidden = { hide: true };
+  const guard = sessions.required();
+  const serviceIds = Object.keys(SERVICES);
+  const filters = (q: unknown) => {
+    const o = (q ?? {}) as Record<string, unknown>;
+    return { status: filterValue(o.status, STATUSES), service: filterValue(o.service, serviceIds) };
+  };
+
+  app.post(
+    `${prefix}/console/login`,
+    { schema: { ...hidden, body: Type.Object({ email: Type.String({ minLength: 1, maxLength: 320 }), password: Type.String({ minLength: 1, maxLength: 1000 }) }) } },
+    async (req, reply) => {
+      const body = req.body as { email: string; password: string };
+      const { token, session } = await sessions.login(body.email.trim(), body.password);
+      sessions.setCookie(reply, token);
+      return { email: session.email };
+    },
+  );
+  app.post(`${prefix}/console/logout`, { schema: hidden }, async (req, reply) => {
+    await sessions.logout(req);
+    sessions.clearCookie(reply);
+    return {};
+  });
+  app.get(`${prefix}/console/jobs`, { schema: hidden, preHandler: guard }, async (req) => {
+    const rows = await listAccountJobs(deps, sessions.of(req).accountId, filters(req.query));
+    return { rows: jobRows(rows, prefix).value, active: rows.filter((r) => ACTIVE.has(r.status)).length, jobs: rows.map((r) => ({ id: r.id, service: r.service, status: r.status })) };
+  });
+
+  const ownJob = async (accountId: string, id: string) => {
+    const [row] = await deps.ctx.db.query<{ service: string }>('SELECT service FROM quantum_jobs WHERE id = $1 AND account_id = $2', [id, accountId]);
+    if (!row) return null;
+    return getJobWithResult<TaskResult>(deps.ctx, { service: row.service, accountId }, id);
+  };
+  app.get(`${prefix}/console/jobs/:id/status`, { schema: hidden, preHandler: guard }, async (req) => {
+    const read = await ownJob(sessions.of(req).accountId, (req.params as { id: string }).id);
+    if (!read) throw qcosError('NOT_FOUND', 'Job not found');
+    return { job_id: read.job.id, status: read.job.status };
+  });
+  app.post(`${prefix}/console/jobs/:id/cancel`, { schema: hidden, preHandler: guard }, async (req) => {
+    const accountId = sessions.of(req).accountId;
+    const id = (req.params as { id: string }).id;
+    const read = await ownJob(accountId, id);
+    if (!read) throw qcosError('NOT_FOUND', `Job ${id} not found`);
+    const out = await cancelJob(deps.ctx, { service: read.job.service, accountId }, id);
+    if (out.outcome === 'not_found') throw qcosError('NOT_FOUND', `Job ${id} not found`);
+    if (out.outcome === 'already_finished') throw qcosError('CONFLICT', `Job ${id} already ${out.job.status}; only queued or running jobs can be cancelled`, { status: out.job.status });
+    return { job_id: id, status: 'cancelled', previous_status: out.previous };
+  });
+
+  app.get(`${prefix}/`, { schema: hidden }, async (req, reply) => {
+    const session = await sessions.find(req);
+    if (!session) return sendPage(reply, { ...page, title: 'Sign in · Lattice quantum jobs', body: signInView() });
+    const f = filters(req.query);
+    const [rows, usage, balance] = await Promise.all([listAccountJobs(deps, session.accountId, f), usageLines(deps, session.accountId), balanceCard(deps, session.accountId)]);
+    const opt = (v: string, label: string, cur?: string) => html`<option value="${v}"${v === (cur ?? '') ? html` selected` : ''}>${label}</option>`;
+    const body = html`${header(session, prefix)}
+<main class="jobs-page">
+  <section class="tiles">${usageCard(usage)}${balance}</section>
+  <section class="card">
+    <div class="row spread"><h2>Jobs</h2>
+      <form id="filters" method="get" class="inline">
+        <label>Status <select name="status">${opt('', 'any')}${STATUSES.map((s) => opt(s, s, f.status))}</select></label>
+        <label>Service <select name="service">${opt('', 'any')}${serviceIds.map((s) => opt(s, SERVICES[s]!, f.service))}</select></label>
+        <button type="submit" class="secondary">Filter</button>
+      </form></div>
+    <div class="table-wrap"><table class="jobs" id="jobs" data-active="${rows.filter((r) => ACTIVE.has(r.status)).length}">
+      <thead><tr><th>Job</th><th>Service</th><th>Backend</th><th>Status</th><th>Shots</th><th>Submitted (UTC)</th><th>Duration</th><th>Cost</th></tr></thead>
+      <tbody id="jobs-body">${jobRows(rows, prefix)}</tbody></table></div>
+    <p class="muted" id="live-note" aria-live="polite"></p>
+  </section>
+</main>`;
+    return sendPage(reply, { ...page, title: 'Lattice quantum jobs', body });
+  });
+
+  app.get(`${prefix}/jobs/:id`, { schema: hidden }, async (req, reply) => {
+    const session = await sessions.find(req);
+    if (!session) return reply.redirect(`${prefix}/`);
+    const id = (req.params as { id: string }).id;
+    const read = await ownJob(session.accountId, id);
+    if (!read) {
+      return sendPage(reply, { ...page, title: 'Job not found · Lattice quantum jobs', body: html`${header(session, prefix)}<main><section class="card"><h2>Job not found</h2><p>No job <code>${id}</code> in this account.</p></section></main>` }, 404);
+    }
+    const job = read.job as QuantumJob<JobInput & { list_price_micros?: number }>;
+    const result = read.result;
+    const active = ACTIVE.has(job.status);
+    const hist = result && Object.keys(result.counts ?? {}).length ? histogram(result.counts) : null;
+    const q = result?.quality;
+    const o = result?.optimization;
+    const body = html`${header(session, prefix)}
+<main class="job-page" id="job" data-job-id="${job.id}" data-status="${job.status}" data-active="${active ? 'yes' : 'no'}">
+  <section class="card">
+    <div class="row spread"><h2>Job <code>${job.id}</code> <span class="status ${job.status}" id="job-status">${job.status}</span></h2>
+    ${active ? html`<button type="button" class="danger" id="cancel">Cancel job</button>` : ''}</div>
+    <p class="error" id="cancel-error" hidden></p>
+    <dl class="facts">
+      <dt>Service</dt><dd>${SERVICES[job.service] ?? job.service}</dd><dt>Backend</dt><dd>${job.backend}</dd><dt>Kind</dt><dd>${job.kind}</dd>
+      <dt>Shots</dt><dd>${job.input.task.shots}</dd><dt>Submitted</dt><dd>${when(job.createdAt)}</dd><dt>Finished</dt><dd>${when(job.finishedAt)}</dd>
+      <dt>Run time</dt><dd>${dur(job.executionMs)}</dd><dt>List price</dt><dd>${usd(typeof job.input.list_price_micros === 'number' ? job.input.list_price_micros / 1e6 : 0)}</dd>
+      ${job.error ? html`<dt>Error</dt><dd class="error">${job.error.code}: ${job.error.message}</dd>` : ''}
+    </dl>
+  </section>
+  <section class="card"><h2>Circuit</h2>
+    ${circuitFigure('As submitted', job.input.task.qasm, 'circuit-before')}
+    ${o ? html`${circuitFigure(`After optimization (level ${job.input.task.optimizationLevel ?? 0})`, o.optimized_circuit, 'circuit-after')}<p class="muted">Gates ${o.original_gates} → ${o.optimized_gates} (${o.gate_reduction_percent} % fewer), depth ${o.original_depth} → ${o.optimized_depth} (${o.depth_reduction_percent} % less).</p>` : html`<p class="muted">${active ? 'The optimized circuit appears when the job has run.' : 'No optimization for this job.'}</p>`}
+  </section>
+  <section class="card" id="results"><h2>Results</h2>
+    ${hist ? html`<p class="muted">${result!.shots} shots, ${Object.keys(result!.counts).length} distinct outcomes${Object.keys(result!.counts).length > HISTOGRAM_BARS ? `; the ${HISTOGRAM_BARS} most frequent drawn, the rest summed` : ''}.</p>
+      <div class="hist-wrap"><div class="hist-scroll">${hist.svg}</div><div class="probs-wrap">${hist.table}</div></div>` : html`<p class="muted" id="no-results">${active ? 'Results appear when the job completes.' : 'No results.'}</p>`}
+  </section>
+  ${q ? html`<section class="card" id="quality"><h2>Quality</h2><dl class="facts">
+    <dt>Success probability</dt><dd>${q.success_probability.toFixed(4)}</dd><dt>Fidelity estimate</dt><dd>${q.fidelity_estimate.toFixed(4)}</dd>
+    <dt>Total variation distance</dt><dd>${q.total_variation_distance === null ? '—' : q.total_variation_distance.toFixed(4)}</dd><dt>Method</dt><dd>${q.method.replaceAll('_', ' ')}</dd>
+    ${result?.method ? html`<dt>Simulation</dt><dd>${result.method}, ${result.executed_qubits} qubits, ${dur(result.execution_time_ms)}</dd>` : ''}</dl></section>` : ''}
+</main>`;
+    return sendPage(reply, { ...page, title: `Job ${job.id} · Lattice quantum jobs`, body });
+  });
+}

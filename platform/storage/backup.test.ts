@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
@@ -150,6 +150,10 @@ test('a backup under write load restores into an empty data dir with every row a
   assert.ok(restored.out.tables > 20);
   assert.equal(existsSync(join(target, 'lattice.lock')), false);
 
+  // The master key is not in the backup: the restored store opens only once it is put back.
+  await assert.rejects(openStore({ dataDir: target, migrations: allMigrations(services) }), /no master key is configured/);
+  assert.equal(existsSync(join(target, 'master.key')), false, 'no new key was made');
+  copyFileSync(join(source, 'master.key'), join(target, 'master.key'));
   const copy = await openStore({ dataDir: target, migrations: allMigrations(services) });
   try {
     const got = await snapshot(copy.db);

@@ -69,7 +69,7 @@ export function unit(words: number, i: number): Vec {
   flip(v, i);
   return v;
 }
-function weight(v: Vec): number {
+export function weight(v: Vec): number {
   let w = 0;
   for (let k = 0; k < v.length; k++) {
     let x = v[k];

@@ -10,13 +10,20 @@
  */
 import { diagAngles, isDiagonal, isXLike } from './classify.ts';
 import { isFree, qubitsOf, type Ir, type IrOp } from './ir.ts';
-import { flip, get, normalizeTerms, synthesizePolynomial, unit, xorInto, type PhasePoly, type Vec } from './phasepoly.ts';
+import { flip, get, normalizeTerms, synthesizePolynomial, unit, weight, xorInto, type PhasePoly, type Vec } from './phasepoly.ts';
 
 const keyOf = (v: Vec): string => Array.prototype.join.call(v, ',');
 
 export interface RelocateOptions {
   /** Only rotations whose parity ends on a single wire (no CX needed at the end). */
   singleWireOnly?: boolean;
+  /**
+   * Most wires the moved multi-wire parities may touch (default 20). Moved far from where the
+   * original circuit has them, such rotations leave the equivalence proof (decision diagrams
+   * built from both ends) a diagonal of pair phases to carry, whose diagram doubles with
+   * every wire of a bipartite pair graph: 20 wires stay within seconds, 32 do not.
+   */
+  maxWires?: number;
 }
 
 /** Moves every rotation whose parity the final wires span to the end; returns how many moved. */
@@ -76,25 +83,38 @@ export function relocatePhasesToEnd(ir: Ir, o: RelocateOptions = {}): number {
   const sums = new Map<string, { v: Vec; angle: number }>();
   const moved = new Set<number>();
   let phase = 0;
-  for (const t of rec) {
+  const masks = rec.map((t) => {
     const v = t.v.slice();
     const mask = new Uint32Array(mw);
     reduce(v, mask);
-    if (lowest(v) >= 0) continue;
+    return lowest(v) >= 0 ? null : mask;
+  });
+  let single = o.singleWireOnly ?? false;
+  if (!single) {
+    const touched = new Set<number>();
+    for (const mask of masks) {
+      if (!mask || weight(mask) < 2) continue;
+      for (let q = 0; q < n; q++) if (get(mask, q)) touched.add(q);
+    }
+    if (touched.size > (o.maxWires ?? 20)) single = true;
+  }
+  rec.forEach((t, k) => {
+    const mask = masks[k];
+    if (!mask) return;
     let c = t.c;
     let wires = 0;
     for (let q = 0; q < n; q++) if (get(mask, q)) {
       c ^= cst[q];
       wires++;
     }
-    if (wires === 0 || (o.singleWireOnly && wires > 1)) continue;
+    if (wires === 0 || (single && wires > 1)) return;
     moved.add(t.index);
     phase += t.ph;
     const key = keyOf(mask);
     const s = sums.get(key) ?? { v: mask, angle: 0 };
     s.angle += c ? -t.theta : t.theta;
     sums.set(key, s);
-  }
+  });
   if (moved.size === 0) return 0;
   // The polynomial on the wires it touches, renumbered 0..m-1.
   const norm = normalizeTerms(sums.values());

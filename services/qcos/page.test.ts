@@ -10,6 +10,8 @@ import type { Page } from 'playwright-core';
 import { parseQasm } from '../../engines/quantum/index.ts';
 import { counts as circuitCounts } from '../../engines/quantum/optimizer/metrics.ts';
 import { createConsoleUser } from '../../platform/identity/console-users.ts';
+import { decodeBundleCbor, EvidenceKeys, newBundleId, saveBundle, sealBundle, sha3Hash, verifyBundle } from '../../platform/evidence/index.ts';
+import { submitJob, waitForJob } from '../../platform/quantum-jobs/index.ts';
 import { launchBrowser, openPage, PHONE, type TestBrowser } from '../../platform/testing/browser.ts';
 import { call, type TestService } from '../../platform/testing/harness.ts';
 import { BELL, client, ghz, startQcos } from './testing.ts';
@@ -153,6 +155,61 @@ test('a running job shows live in the list and can be cancelled from its page; a
   const again = await call(`${svc.url}/console/jobs/${id}/cancel`, { method: 'POST', body: {}, headers: { cookie } });
   assert.equal(again.status, 409);
   assert.equal(again.body.error.code, 'CONFLICT');
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('a job of another quantum service is listed, and its evidence bundle is verified on its page and downloads as JSON, CBOR and PDF', async () => {
+  // A core (interface 3) job on the shared job system, with the bundle its service issues.
+  const [{ account_id: accountId }] = await svc.db.query<{ account_id: string }>('SELECT account_id FROM console_users WHERE email = $1', [email]);
+  const job = await submitJob(svc.ctx, {
+    service: 'core', accountId, kind: 'run', backend: 'statevector_simulator', minutesKind: 'simulation', holdMinutes: 1,
+    input: { task: { qasm: BELL, backend: 'statevector_simulator', shots: 200, optimizationLevel: 1, execute: true } },
+  });
+  assert.equal((await waitForJob(svc.ctx, { service: 'core', accountId }, job.id, 30_000))?.status, 'completed');
+  const bundle = await sealBundle(new EvidenceKeys(svc.db, 'core'), 'core', {
+    bundle_id: newBundleId('evb'), version: '3.0', created_at: new Date().toISOString(), circuit_hash: sha3Hash(BELL),
+    execution_proof: { backend: 'statevector_simulator', shots: 200, timestamp: new Date().toISOString() },
+  });
+  await saveBundle(svc.db, { bundleId: bundle.bundle_id as string, service: 'core', kind: 'core', accountId, subjectId: job.id, bundle });
+
+  const { page, context, problems } = await openPage(browser);
+  await signIn(page);
+  await page.locator(`tr[data-job-id="${job.id}"][data-service="core"]`).waitFor();
+  await page.locator('select[name="service"]').selectOption('core');
+  await page.getByRole('button', { name: 'Filter' }).click();
+  assert.deepEqual(await page.locator('#jobs-body tr[data-job-id]').evaluateAll((els: any[]) => els.map((e) => e.dataset.jobId)), [job.id]);
+  await page.locator(`a[href$="/jobs/${job.id}"]`).click();
+  await page.locator('#evidence[data-valid="yes"]').waitFor();
+  assert.equal(await page.locator('#evidence-verdict').textContent(), 'verified');
+  assert.equal(await page.locator('#evidence li[data-verdict="valid"][data-check="signature"]').count(), 1);
+  await page.screenshot({ path: join(DOCS, 'qcos-job-evidence.png'), fullPage: true });
+  // The downloads: the same bundle in each format, and it verifies against the published keys.
+  const cookie = (await context.cookies()).map((c) => `${c.name}=${c.value}`).join('; ');
+  const href = (await page.locator('#evidence a', { hasText: 'JSON' }).getAttribute('href'))!;
+  const json = await fetch(new URL(href, svc.url), { headers: { cookie } });
+  assert.equal(json.status, 200);
+  assert.match(json.headers.get('content-disposition') ?? '', /attachment; filename=".+\.json"/);
+  const downloaded = await json.json();
+  assert.deepEqual(downloaded, bundle);
+  const keys = await new EvidenceKeys(svc.db, 'core').publicKeys();
+  assert.equal((await verifyBundle(downloaded, { keys })).valid, true);
+  const cbor = await fetch(new URL(href.replace('format=json', 'format=cbor'), svc.url), { headers: { cookie } });
+  assert.deepEqual(await decodeBundleCbor(new Uint8Array(await cbor.arrayBuffer())), bundle);
+  const pdf = await fetch(new URL(href.replace('format=json', 'format=pdf'), svc.url), { headers: { cookie } });
+  assert.equal(pdf.headers.get('content-type'), 'application/pdf');
+  assert.equal(Buffer.from(await pdf.arrayBuffer()).subarray(0, 5).toString(), '%PDF-');
+  const bad = await call(`${svc.url}/console/jobs/${job.id}/evidence?format=xml`, { headers: { cookie } });
+  assert.equal(bad.status, 400);
+  assert.equal(bad.body.error.code, 'INVALID_REQUEST');
+  // A bundle altered in storage fails verification on the page.
+  await svc.db.query(`UPDATE evidence_bundles SET bundle = jsonb_set(bundle::jsonb, '{execution_proof,shots}', '999')::jsonb WHERE subject_id = $1`, [job.id]);
+  await page.reload();
+  await page.locator('#evidence[data-valid="no"]').waitFor();
+  assert.equal(await page.locator('#evidence li[data-check="signature"]').getAttribute('data-verdict'), 'invalid');
+  // A job without a bundle says so.
+  await page.goto(`${svc.url}/jobs/${bellId}`);
+  await page.locator('#no-evidence').waitFor();
   assert.deepEqual(problems, []);
   await context.close();
 });

@@ -20,6 +20,7 @@ import { parseQasm } from '../../../engines/quantum/index.ts';
 import { circuitSvg } from '../../../engines/quantum/draw/index.ts';
 import { counts as circuitCounts } from '../../../engines/quantum/optimizer/metrics.ts';
 import { getBalance, microsToUsd } from '../../../platform/billing/index.ts';
+import { bundleForSubject, EvidenceKeys, exportBundle, isExportFormat, verifyBundle, type StoredBundle, type VerificationResult } from '../../../platform/evidence/index.ts';
 import type { ServiceApp } from '../../../platform/http/app.ts';
 import { html, raw, sendPage, serveAssets, type SafeHtml } from '../../../platform/http/pages.ts';
 import { ConsoleSessions, type ConsoleSession } from '../../../platform/http/session.ts';
@@ -212,6 +213,15 @@ function circuitFigure(title: string, qasm: string | undefined, id: string): Saf
   }
 }
 
+/** The job's evidence bundle (when its service issued one): the verification of each check, and downloads. */
+function evidenceCard(stored: StoredBundle | null, v: VerificationResult | null, link: string): SafeHtml {
+  if (!stored || !v) return html`<section class="card" id="evidence"><h2>Evidence</h2><p class="muted" id="no-evidence">No evidence bundle for this job.</p></section>`;
+  return html`<section class="card" id="evidence" data-valid="${v.valid ? 'yes' : 'no'}"><h2>Evidence</h2>
+<p>Bundle <code>${stored.bundle_id}</code> (${stored.kind}) · <span class="status ${v.valid ? 'completed' : 'failed'}" id="evidence-verdict">${v.valid ? 'verified' : 'verification failed'}</span> <span class="muted">key ${v.key_id ?? '—'}</span></p>
+<ul class="checks">${Object.entries(v.checks).map(([name, c]) => html`<li data-check="${name}" data-verdict="${c.verdict}"><span class="status ${c.verdict === 'valid' ? 'completed' : 'failed'}">${c.verdict}</span> ${name.replaceAll('_', ' ')}</li>`)}</ul>
+<p class="downloads">Download: <a href="${link}?format=json" download>JSON</a> · <a href="${link}?format=cbor" download>CBOR</a> · <a href="${link}?format=pdf" download>PDF</a></p></section>`;
+}
+
 function signInView(): SafeHtml {
   return html`<main class="signin">
   <h1>Lattice quantum jobs</h1>
@@ -293,6 +303,25 @@ export async function registerPage(app: ServiceApp, deps: QcosDeps, prefix: stri
     return { job_id: id, status: 'cancelled', previous_status: out.previous };
   });
 
+  const evidenceOf = async (job: QuantumJob<unknown>, accountId: string) => {
+    const stored = await bundleForSubject(deps.ctx.db, { service: job.service, subjectId: job.id, accountId });
+    if (!stored) return { stored: null, verified: null };
+    // Verified against the issuing service's published keys, as a client holding the bundle would.
+    const keys = await new EvidenceKeys(deps.ctx.db, stored.service).publicKeys();
+    return { stored, verified: await verifyBundle(stored.bundle, { keys, now: deps.ctx.now() }) };
+  };
+  app.get(`${prefix}/console/jobs/:id/evidence`, { schema: hidden, preHandler: guard }, async (req, reply) => {
+    const accountId = sessions.of(req).accountId;
+    const id = (req.params as { id: string }).id;
+    const format = (req.query as { format?: unknown } | undefined)?.format ?? 'json';
+    if (!isExportFormat(format)) throw qcosError('INVALID_REQUEST', 'format must be json, cbor or pdf');
+    const read = await ownJob(accountId, id);
+    const stored = read ? await bundleForSubject(deps.ctx.db, { service: read.job.service, subjectId: id, accountId }) : null;
+    if (!stored) throw qcosError('NOT_FOUND', `No evidence bundle for job ${id}`);
+    const out = await exportBundle(stored.bundle, format);
+    return reply.type(out.contentType).header('content-disposition', `attachment; filename="${out.filename}"`).send(out.body);
+  });
+
   app.get(`${prefix}/`, { schema: hidden }, async (req, reply) => {
     const session = await sessions.find(req);
     if (!session) return sendPage(reply, { ...page, title: 'Sign in · Lattice quantum jobs', body: signInView() });
@@ -332,6 +361,7 @@ export async function registerPage(app: ServiceApp, deps: QcosDeps, prefix: stri
     const hist = result && Object.keys(result.counts ?? {}).length ? histogram(result.counts) : null;
     const q = result?.quality;
     const o = result?.optimization;
+    const evidence = await evidenceOf(job, session.accountId);
     const body = html`${header(session, prefix)}
 <main class="job-page" id="job" data-job-id="${job.id}" data-status="${job.status}" data-active="${active ? 'yes' : 'no'}">
   <section class="card">
@@ -357,6 +387,7 @@ export async function registerPage(app: ServiceApp, deps: QcosDeps, prefix: stri
     <dt>Success probability</dt><dd>${q.success_probability.toFixed(4)}</dd><dt>Fidelity estimate</dt><dd>${q.fidelity_estimate.toFixed(4)}</dd>
     <dt>Total variation distance</dt><dd>${q.total_variation_distance === null ? '—' : q.total_variation_distance.toFixed(4)}</dd><dt>Method</dt><dd>${q.method.replaceAll('_', ' ')}</dd>
     ${result?.method ? html`<dt>Simulation</dt><dd>${result.method}, ${result.executed_qubits} qubits, ${dur(result.execution_time_ms)}</dd>` : ''}</dl></section>` : ''}
+  ${evidenceCard(evidence.stored, evidence.verified, `${prefix}/console/jobs/${job.id}/evidence`)}
 </main>`;
     return sendPage(reply, { ...page, title: `Job ${job.id} · Lattice quantum jobs`, body });
   });

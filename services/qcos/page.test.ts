@@ -12,6 +12,8 @@ import { counts as circuitCounts } from '../../engines/quantum/optimizer/metrics
 import { createConsoleUser } from '../../platform/identity/console-users.ts';
 import { decodeBundleCbor, EvidenceKeys, newBundleId, saveBundle, sealBundle, sha3Hash, verifyBundle } from '../../platform/evidence/index.ts';
 import { submitJob, waitForJob } from '../../platform/quantum-jobs/index.ts';
+import { migrate } from '../../platform/storage/migrate.ts';
+import { supplierMigrations } from '../suppliers/migrations.ts';
 import { launchBrowser, openPage, PHONE, type TestBrowser } from '../../platform/testing/browser.ts';
 import { call, type TestService } from '../../platform/testing/harness.ts';
 import { BELL, client, ghz, startQcos } from './testing.ts';
@@ -212,4 +214,27 @@ test('a job of another quantum service is listed, and its evidence bundle is ver
   await page.locator('#no-evidence').waitFor();
   assert.deepEqual(problems, []);
   await context.close();
+});
+
+test('remote supplier jobs (interfaces 2 and 4) are listed with the other jobs when the suppliers\' table exists', async () => {
+  // One store holds every service's tables in a whole install; here the suppliers' are added to the test store.
+  await migrate(svc.db, supplierMigrations);
+  const [{ account_id: accountId }] = await svc.db.query<{ account_id: string }>('SELECT account_id FROM console_users WHERE email = $1', [email]);
+  const now = new Date();
+  await svc.db.query(
+    `INSERT INTO supplier_jobs (id, account_id, supplier, public_id, mode, provider, target, backend, remote_id, shots, num_qubits, qasm, circuit_hash, cost_model, estimated_micros, status, created_at, updated_at)
+     VALUES ('sjr_page_test', $1, 'a', 'remote-1', 'remote', 'supplier-a', 'qpu', 'supplier_a_qpu', 'r-1', 100, 2, $2, 'h', 'per_shot', 1250000, 'running', $3, $3)`,
+    [accountId, BELL, now],
+  );
+  const login = await fetch(`${svc.url}/console/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email, password: PASSWORD }) });
+  const cookie = (login.headers.get('set-cookie') ?? '').split(';')[0]!;
+  const all = await call(`${svc.url}/console/jobs`, { headers: { cookie } });
+  assert.equal(all.status, 200);
+  assert.deepEqual(all.body.jobs.find((j: { id: string }) => j.id === 'sjr_page_test'), { id: 'sjr_page_test', service: 'suppliers', status: 'running' });
+  assert.match(all.body.rows, /<tr data-job-id="sjr_page_test" data-status="running" data-service="suppliers">[\s\S]*?Suppliers \(2, 4\)[\s\S]*?supplier_a_qpu[\s\S]*?\$1\.25/);
+  assert.ok(all.body.active >= 1);
+  const suppliersOnly = await call(`${svc.url}/console/jobs?service=suppliers`, { headers: { cookie } });
+  assert.deepEqual(suppliersOnly.body.jobs.map((j: { id: string }) => j.id), ['sjr_page_test']);
+  const completedOnly = await call(`${svc.url}/console/jobs?service=suppliers&status=completed`, { headers: { cookie } });
+  assert.deepEqual(completedOnly.body.jobs, []);
 });

@@ -188,7 +188,7 @@ export async function createServiceApp(options: ServiceAppOptions): Promise<Serv
   const parseJson = app.getDefaultJsonParser('error', 'error');
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) =>
-    body === '' ? done(null, undefined) : parseJson(req, body, done),
+    body === '' ? done(null, undefined) : parseJson(req, body as string, done),
   );
   installObservability(app, prefix, options.service ?? options.docs.title.toLowerCase().replace(/[^a-z0-9]+/g, '-'));
   app.addHook('onRequest', async (req, reply) => {

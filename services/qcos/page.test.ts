@@ -181,8 +181,10 @@ test('a job of another quantum service is listed, and its evidence bundle is ver
   await page.locator('select[name="service"]').selectOption('core');
   await page.getByRole('button', { name: 'Filter' }).click();
   assert.deepEqual(await page.locator('#jobs-body tr[data-job-id]').evaluateAll((els: any[]) => els.map((e) => e.dataset.jobId)), [job.id]);
-  await page.locator(`a[href$="/jobs/${job.id}"]`).click();
-  await page.locator('#evidence[data-valid="yes"]').waitFor();
+  // Opened from its link (the list's live refresh may swap the row under a click).
+  await page.goto(new URL((await page.locator(`a[href$="/jobs/${job.id}"]`).getAttribute('href'))!, svc.url).href);
+  await page.locator('#evidence').waitFor();
+  assert.equal(await page.locator('#evidence').getAttribute('data-valid'), 'yes', await page.locator('#evidence').innerText());
   assert.equal(await page.locator('#evidence-verdict').textContent(), 'verified');
   assert.equal(await page.locator('#evidence li[data-verdict="valid"][data-check="signature"]').count(), 1);
   await page.screenshot({ path: join(DOCS, 'qcos-job-evidence.png'), fullPage: true });

@@ -1,19 +1,20 @@
 /**
- * Three `lattice serve` processes on one PostgreSQL running circuit jobs of qcos and the runtime:
- * jobs accepted before one process is killed with SIGKILL all finish, once, and are readable
- * through the survivors.
+ * Three `lattice serve` processes on one PostgreSQL running circuit jobs of qcos, the runtime and
+ * the platform: jobs accepted before one process is killed with SIGKILL all finish, once, are
+ * readable through the survivors, and the platform's charges add up.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { getBalance, ledgerSum, topUp } from '../../platform/billing/index.ts';
 import { call } from '../../platform/testing/harness.ts';
 import { clusterKey, clusterTestServer, eventually, startCluster, type Cluster } from '../../platform/testing/cluster.ts';
 
 const { url: pg, skip } = await clusterTestServer();
 
-describe('three processes running circuit jobs (qcos and the runtime)', { skip }, () => {
+describe('three processes running circuit jobs (qcos, the runtime and the platform)', { skip }, () => {
   let cluster: Cluster;
   before(async () => {
-    cluster = await startCluster(pg!, { services: ['qcos', 'runtime'] });
+    cluster = await startCluster(pg!, { services: ['qcos', 'runtime', 'platform'], env: { LATTICE_PLATFORM_RATE_LIMIT_PER_MINUTE: '100000' } });
   });
   after(async () => {
     await cluster?.close();
@@ -29,11 +30,21 @@ describe('three processes running circuit jobs (qcos and the runtime)', { skip }
     const ids: string[] = [];
     const runtime = { authorization: `Bearer ${(await clusterKey(cluster.db, 'runtime', 'qrt', undefined, 'developer')).key}` };
     const runtimeIds: string[] = [];
+    const platformKey = await clusterKey(cluster.db, 'platform', 'lplat');
+    await topUp(cluster.db, { accountId: platformKey.accountId, micros: 50_000_000 });
+    const platform = { authorization: `Bearer ${platformKey.key}` };
+    const platformIds: string[] = [];
     for (let i = 0; i < 12; i++) {
       const r = await call(`${cluster.processes[i % 3]!.urls.qcos}/v2/circuits`, { headers, body: { circuit: { qasm, format: 'qasm2' }, backend: 'statevector_simulator', shots: 100 } });
       assert.equal(r.status, 201, JSON.stringify(r.body));
       ids.push(r.body.job_id ?? r.body.id);
       if (i % 2) continue;
+      const pj = await call(`${cluster.processes[i % 3]!.urls.platform}/api/v1/platform/execution/jobs`, {
+        headers: platform,
+        body: { type: 'QUANTUM_CIRCUIT', qasm, shots: 100, max_runtime_seconds: 300 },
+      });
+      assert.ok([200, 201, 202].includes(pj.status), JSON.stringify(pj.body));
+      platformIds.push(pj.body.id);
       const rt = await call(`${cluster.processes[i % 3]!.urls.runtime}/api/v1/runtime/jobs`, { headers: runtime, body: { backend_id: 'statevector_simulator', qasm, shots: 100 } });
       assert.equal(rt.status, 202, JSON.stringify(rt.body));
       runtimeIds.push(rt.body.job_id);
@@ -59,6 +70,19 @@ describe('three processes running circuit jobs (qcos and the runtime)', { skip }
       assert.equal(done.status, 'completed', JSON.stringify(done));
       assert.equal(Object.values(done.result.counts as Record<string, number>).reduce((a, n) => a + n, 0), 100);
     }
+    for (const [i, id] of platformIds.entries()) {
+      const p = survivors[i % survivors.length]!;
+      const done = await eventually(`platform job ${id} settled`, async () => {
+        const r = await call(`${p.urls.platform}/api/v1/platform/execution/jobs/${id}`, { headers: platform });
+        return r.status === 200 && ['SETTLED', 'FAILED', 'CANCELLED'].includes(r.body.status) && r.body;
+      }, 90_000);
+      assert.equal(done.status, 'SETTLED', JSON.stringify(done));
+    }
+    // Charged once each: no hold left open, and the ledger adds up to the balance.
+    const openHolds = await cluster.db.query("SELECT id FROM billing_holds WHERE account_id = $1 AND status = 'open'", [platformKey.accountId]);
+    assert.deepEqual(openHolds, []);
+    const balance = await getBalance(cluster.db, platformKey.accountId);
+    assert.equal(await ledgerSum(cluster.db, platformKey.accountId), balance.availableMicros);
     // Exactly once: one finished row per job, and each job's result written once.
     const rows = await cluster.db.query<{ id: string; status: string }>('SELECT id, status FROM quantum_jobs WHERE id = ANY($1)', [ids]);
     assert.equal(rows.length, ids.length);

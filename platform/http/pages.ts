@@ -220,3 +220,20 @@ export async function serveAssets(app: RoutableApp, options: AssetsOptions): Pro
     names: () => [...files.keys()].sort(),
   };
 }
+
+/**
+ * The sign-in form of a console page (the console users of `lattice console-users create`),
+ * the same on every service; the page's own script posts it.
+ */
+export function consoleSignInView(title: string): SafeHtml {
+  return html`<main class="signin">
+  <h1>${title}</h1>
+  <form id="signin" class="card" autocomplete="on">
+    <label>Email <input name="email" type="email" autocomplete="username" required></label>
+    <label>Password <input name="password" type="password" autocomplete="current-password" required></label>
+    <p class="error" id="signin-error" hidden></p>
+    <button type="submit">Sign in</button>
+  </form>
+  <p class="muted">Console users are created by the operator: <code>lattice console-users create</code>.</p>
+</main>`;
+}

@@ -2,7 +2,7 @@
 import { fileURLToPath } from 'node:url';
 import type { ServiceApp } from '../../../platform/http/app.ts';
 import { getBalance, microsToUsd } from '../../../platform/billing/index.ts';
-import { html, sendPage, serveAssets, type SafeHtml } from '../../../platform/http/pages.ts';
+import { consoleSignInView, html, type SafeHtml, sendPage, serveAssets } from '../../../platform/http/pages.ts';
 import { BUILTIN_MODEL_ID, BUILTIN_MODEL_PATH, type LanguageConfig } from '../../../engines/language/config.ts';
 import type { GatewayModel } from '../catalog.ts';
 import { money, spendChart, type DaySpend } from '../chart.ts';
@@ -24,19 +24,6 @@ function limits(k: KeyView): SafeHtml {
     k.tpmLimit === null ? null : `${k.tpmLimit} tok/min`,
   ].filter(Boolean);
   return parts.length ? html`${parts.join(' · ')}` : html`<span class="muted">none</span>`;
-}
-
-function signInView(): SafeHtml {
-  return html`<main class="signin">
-  <h1>Lattice gateway console</h1>
-  <form id="signin" class="card" autocomplete="on">
-    <label>Email <input name="email" type="email" autocomplete="username" required></label>
-    <label>Password <input name="password" type="password" autocomplete="current-password" required></label>
-    <p class="error" id="signin-error" hidden></p>
-    <button type="submit">Sign in</button>
-  </form>
-  <p class="muted">Console users are created by the operator: <code>lattice console-users create</code>.</p>
-</main>`;
 }
 
 // The scopes column; on a phone the same tags sit under the key's name instead (console.css).
@@ -125,7 +112,7 @@ export async function registerConsolePage(app: ServiceApp, deps: GatewayDeps): P
   const page = { styles: [assets.url('console.css')], scripts: [assets.url('console.js')], icon: assets.url('icon.svg') };
   app.get('/', { schema: { hide: true } }, async (req, reply) => {
     const session = await deps.sessions.find(req);
-    if (!session) return sendPage(reply, { ...page, title: 'Sign in · Lattice gateway', body: signInView() });
+    if (!session) return sendPage(reply, { ...page, title: 'Sign in · Lattice gateway', body: consoleSignInView('Lattice gateway console') });
     const now = deps.ctx.now();
     // As GET /api/usage: finished calls written and idle leases given back before the balance is read.
     await deps.gateway.leases.returnIdle(session.accountId);

@@ -18,7 +18,7 @@ import { Type } from 'typebox';
 import { gpsToIso, gpsToUnixMs, gpsWeekTow } from '../../../engines/gnss/time.ts';
 import { holdoverReport } from '../../../engines/gnss/report.ts';
 import type { ServiceApp } from '../../../platform/http/app.ts';
-import { html, raw, sendPage, serveAssets, type SafeHtml } from '../../../platform/http/pages.ts';
+import { consoleSignInView, html, raw, type SafeHtml, sendPage, serveAssets } from '../../../platform/http/pages.ts';
 import { ConsoleSessions, type ConsoleSession } from '../../../platform/http/session.ts';
 import { navError } from '../errors.ts';
 import type { NavReceiver } from '../receiver.ts';
@@ -359,19 +359,6 @@ export function panels(st: PageState): Record<string, string> {
   return { source: sourceLine(st).value, sky: skyPanel(st).value, position: positionPanel(st).value, time: timePanel(st).value, integrity: integrityPanel(st).value };
 }
 
-function signInView(): SafeHtml {
-  return html`<main class="signin">
-  <h1>Lattice positioning</h1>
-  <form id="signin" class="card" autocomplete="on">
-    <label>Email <input name="email" type="email" autocomplete="username" required></label>
-    <label>Password <input name="password" type="password" autocomplete="current-password" required></label>
-    <p class="error" id="signin-error" hidden></p>
-    <button type="submit">Sign in</button>
-  </form>
-  <p class="muted">Console users are created by the operator: <code>lattice console-users create</code>.</p>
-</main>`;
-}
-
 export async function registerPage(app: ServiceApp, deps: NavDeps, prefix: string): Promise<void> {
   const sessions = new ConsoleSessions(deps.ctx.db, {
     table: 'nav_sessions',
@@ -413,7 +400,7 @@ export async function registerPage(app: ServiceApp, deps: NavDeps, prefix: strin
 
   app.get(`${prefix}/`, { schema: hidden }, async (req, reply) => {
     const session: ConsoleSession | null = await sessions.find(req);
-    if (!session) return sendPage(reply, { ...page, title: 'Sign in · Lattice positioning', body: signInView() });
+    if (!session) return sendPage(reply, { ...page, title: 'Sign in · Lattice positioning', body: consoleSignInView('Lattice positioning') });
     const st = await pageState(deps, track.points);
     const p = panels(st);
     const body = html`<header class="top"><h1>Lattice positioning</h1><span class="source" id="source">${raw(p.source!)}</span><span class="who">${session.email}</span><button type="button" class="secondary" id="signout">Sign out</button></header>

@@ -22,7 +22,7 @@ import { counts as circuitCounts } from '../../../engines/quantum/optimizer/metr
 import { getBalance, microsToUsd } from '../../../platform/billing/index.ts';
 import { bundleForSubject, EvidenceKeys, exportBundle, isExportFormat, verifyBundle, type StoredBundle, type VerificationResult } from '../../../platform/evidence/index.ts';
 import type { ServiceApp } from '../../../platform/http/app.ts';
-import { html, raw, sendPage, serveAssets, type SafeHtml } from '../../../platform/http/pages.ts';
+import { consoleSignInView, html, raw, type SafeHtml, sendPage, serveAssets } from '../../../platform/http/pages.ts';
 import { ConsoleSessions, type ConsoleSession } from '../../../platform/http/session.ts';
 import { getPlan } from '../../../platform/identity/accounts.ts';
 import { cancelJob, getJobWithResult, jobUsage, type QuantumJob, type JobInput, type TaskResult } from '../../../platform/quantum-jobs/index.ts';
@@ -222,19 +222,6 @@ function evidenceCard(stored: StoredBundle | null, v: VerificationResult | null,
 <p class="downloads">Download: <a href="${link}?format=json" download>JSON</a> · <a href="${link}?format=cbor" download>CBOR</a> · <a href="${link}?format=pdf" download>PDF</a></p></section>`;
 }
 
-function signInView(): SafeHtml {
-  return html`<main class="signin">
-  <h1>Lattice quantum jobs</h1>
-  <form id="signin" class="card" autocomplete="on">
-    <label>Email <input name="email" type="email" autocomplete="username" required></label>
-    <label>Password <input name="password" type="password" autocomplete="current-password" required></label>
-    <p class="error" id="signin-error" hidden></p>
-    <button type="submit">Sign in</button>
-  </form>
-  <p class="muted">Console users are created by the operator: <code>lattice console-users create</code>.</p>
-</main>`;
-}
-
 function header(session: ConsoleSession, prefix: string): SafeHtml {
   return html`<header class="top"><h1><a href="${prefix}/">Lattice quantum jobs</a></h1><span class="who">${session.email}</span><button type="button" class="secondary" id="signout">Sign out</button></header>`;
 }
@@ -324,7 +311,7 @@ export async function registerPage(app: ServiceApp, deps: QcosDeps, prefix: stri
 
   app.get(`${prefix}/`, { schema: hidden }, async (req, reply) => {
     const session = await sessions.find(req);
-    if (!session) return sendPage(reply, { ...page, title: 'Sign in · Lattice quantum jobs', body: signInView() });
+    if (!session) return sendPage(reply, { ...page, title: 'Sign in · Lattice quantum jobs', body: consoleSignInView('Lattice quantum jobs') });
     const f = filters(req.query);
     const [rows, usage, balance] = await Promise.all([listAccountJobs(deps, session.accountId, f), usageLines(deps, session.accountId), balanceCard(deps, session.accountId)]);
     const opt = (v: string, label: string, cur?: string) => html`<option value="${v}"${v === (cur ?? '') ? html` selected` : ''}>${label}</option>`;

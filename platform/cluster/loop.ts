@@ -16,15 +16,16 @@ export async function startLeaderLoop(
   name: string,
   intervalMs: number,
   fn: () => Promise<unknown>,
-  log: (line: string) => void = () => {},
+  /** Where leadership changes (info) and the work's failures (warn) are told; a Fastify or pino logger fits. */
+  log: { info(line: string): void; warn(line: string): void } = { info: () => {}, warn: () => {} },
 ): Promise<LeaderLoop> {
   let timer: NodeJS.Timeout | null = null;
   let running: Promise<unknown> = Promise.resolve();
   const run = () => {
-    running = running.then(fn).catch((err: unknown) => log(`${name}: ${err instanceof Error ? err.message : String(err)}`));
+    running = running.then(fn).catch((err: unknown) => log.warn(`${name}: ${err instanceof Error ? err.message : String(err)}`));
   };
   const leadership = new Leadership(db, name, {
-    log,
+    log: (line) => log.info(line),
     onGain: () => {
       run();
       timer = setInterval(run, intervalMs);

@@ -58,7 +58,7 @@ export async function buildPlatform(ctx: ServiceContext, options: { prefix: stri
   await repairPlatform(ctx, true);
   compute.start();
   // After the repair at start (this process's own leftovers), one process of the cluster repairs every 30 s.
-  const maintenance = await startLeaderLoop(ctx.db, 'platform-repair', 30_000, () => repairPlatform(ctx), (m) => app.log.warn(m));
+  const maintenance = await startLeaderLoop(ctx.db, 'platform-repair', 30_000, () => repairPlatform(ctx), app.log);
   const background = new Set<Promise<unknown>>();
   app.addHook('onClose', async () => {
     await maintenance.stop();

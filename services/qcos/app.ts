@@ -56,7 +56,7 @@ export async function buildQcos(ctx: ServiceContext, options: { prefix: string }
     });
   }
   // One process of the cluster prunes old minute counters.
-  const prune = await startLeaderLoop(ctx.db, 'qcos-prune-counters', 10 * 60_000, () => pruneMinuteCounters(ctx), (m) => app.log.warn(m));
+  const prune = await startLeaderLoop(ctx.db, 'qcos-prune-counters', 10 * 60_000, () => pruneMinuteCounters(ctx), app.log);
   app.addHook('onClose', async () => {
     await prune.stop();
     await workers.release();

@@ -113,7 +113,7 @@ export async function buildSuppliers(ctx: ServiceContext, options: { prefix: str
         await refresh(deps, job).catch(() => {});
       }
     },
-    (m) => app.log.warn(m),
+    app.log,
   );
   app.addHook('onClose', async () => {
     await poller.stop();

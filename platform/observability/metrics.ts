@@ -63,9 +63,19 @@ export function sampledGauge(
   name: string,
   help: string,
   labelNames: readonly string[],
-  collect: (set: (labels: Record<string, string>, value: number) => void, reset: () => void) => Promise<void> | void,
+  collect: GaugeReader,
 ): void {
-  const registry = serviceRegistry(service);
+  registerSampledGauge(serviceRegistry(service), name, help, labelNames, collect);
+}
+
+/** A sampled gauge of the whole process (shown on every service's /metrics, without a service label). */
+export function processSampledGauge(name: string, help: string, labelNames: readonly string[], collect: GaugeReader): void {
+  registerSampledGauge(processRegistry, name, help, labelNames, collect);
+}
+
+type GaugeReader = (set: (labels: Record<string, string>, value: number) => void, reset: () => void) => Promise<void> | void;
+
+function registerSampledGauge(registry: Registry, name: string, help: string, labelNames: readonly string[], collect: GaugeReader): void {
   if (registry.getSingleMetric(name)) registry.removeSingleMetric(name);
   new Gauge({
     name,
@@ -80,32 +90,6 @@ export function sampledGauge(
         );
       } catch {
         // The store may be closing or briefly unreachable: the scrape still answers.
-      }
-    },
-  });
-}
-
-/** A sampled gauge of the whole process (shown on every service's /metrics, without a service label). */
-export function processSampledGauge(
-  name: string,
-  help: string,
-  labelNames: readonly string[],
-  collect: (set: (labels: Record<string, string>, value: number) => void, reset: () => void) => Promise<void> | void,
-): void {
-  if (processRegistry.getSingleMetric(name)) processRegistry.removeSingleMetric(name);
-  new Gauge({
-    name,
-    help,
-    labelNames,
-    registers: [processRegistry],
-    async collect() {
-      try {
-        await collect(
-          (labels, value) => this.set(labels, value),
-          () => this.reset(),
-        );
-      } catch {
-        // As above: the scrape still answers.
       }
     },
   });

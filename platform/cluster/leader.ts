@@ -5,8 +5,9 @@
  * On PostgreSQL a process leads while it holds a session-level advisory lock on a connection
  * of its own (the key: the schema and the work's name). PostgreSQL releases the lock the moment
  * that connection ends, so when a leader dies, another process takes over at its next attempt
- * (every `retryMs`, 1 s by default). A leader checks its connection at the same pace and steps
- * down as soon as it fails. The embedded store belongs to one process, which always leads.
+ * (every `retryMs`, 1 s by default, on a connection it keeps). A leader checks its connection at
+ * the same pace and steps down as soon as it fails. The embedded store belongs to one process,
+ * which always leads.
  *
  * The leader also writes its address to `cluster_leaders`, for work whose followers send
  * requests to it (the positioning service). What a process keeps: whether it leads, and the
@@ -88,24 +89,24 @@ export class Leadership {
       }
       return;
     }
-    const session = await this.db.dedicated(() => {
-      // The connection failed: the lock is gone with it.
-      if (this.session === session) void (this.busy = this.busy.then(() => this.stepDown()));
-    });
-    if (!session) return;
+    // A follower keeps its connection between attempts (one connection per contender, not one a second).
+    if (!this.session) {
+      const session = await this.db.dedicated(() => {
+        // The connection failed: a lock it held is gone with it.
+        if (this.session === session) void (this.busy = this.busy.then(() => this.stepDown()));
+      });
+      if (!session) return;
+      this.session = session;
+    }
     let got = false;
     try {
-      const [row] = await session.query<{ got: boolean }>('SELECT pg_try_advisory_lock(hashtext(current_schema() || $1)) AS got', [`:leader:${this.name}`]);
+      const [row] = await this.session.query<{ got: boolean }>('SELECT pg_try_advisory_lock(hashtext(current_schema() || $1)) AS got', [`:leader:${this.name}`]);
       got = Boolean(row?.got);
     } catch {
-      got = false;
-    }
-    if (!got) {
-      await session.release();
+      await this.stepDown();
       return;
     }
-    this.session = session;
-    await this.gain();
+    if (got) await this.gain();
   }
 
   private async gain(): Promise<void> {

@@ -22,6 +22,8 @@
  */
 import { createHash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { ServiceApp } from './app.ts';
+import { Type } from 'typebox';
 import { hashPassword, verifyPassword } from '../identity/console-users.ts';
 import { randomBase62 } from '../identity/ids.ts';
 import type { Sql } from '../storage/database.ts';
@@ -171,4 +173,32 @@ export class ConsoleSessions {
     if (!session) throw new Error('route reached without a session preHandler');
     return session;
   }
+}
+
+/**
+ * The sign-in and sign-out routes of a service's console page (`POST {prefix}/console/login`,
+ * `POST {prefix}/console/logout`), hidden from its API documents. `answer` wraps what they
+ * return in the service's own body shape.
+ */
+export function registerConsoleSignIn(
+  app: ServiceApp,
+  sessions: ConsoleSessions,
+  prefix: string,
+  answer: (data: Record<string, unknown>) => unknown = (data) => data,
+): void {
+  app.post(
+    `${prefix}/console/login`,
+    { schema: { hide: true, body: Type.Object({ email: Type.String({ minLength: 1, maxLength: 320 }), password: Type.String({ minLength: 1, maxLength: 1000 }) }) } },
+    async (req, reply) => {
+      const body = req.body as { email: string; password: string };
+      const { token, session } = await sessions.login(body.email.trim(), body.password);
+      sessions.setCookie(reply, token);
+      return answer({ email: session.email });
+    },
+  );
+  app.post(`${prefix}/console/logout`, { schema: { hide: true } }, async (req, reply) => {
+    await sessions.logout(req);
+    sessions.clearCookie(reply);
+    return answer({});
+  });
 }

@@ -14,12 +14,11 @@
  * data as JSON.
  */
 import { fileURLToPath } from 'node:url';
-import { Type } from 'typebox';
 import { gpsToIso, gpsToUnixMs, gpsWeekTow } from '../../../engines/gnss/time.ts';
 import { holdoverReport } from '../../../engines/gnss/report.ts';
 import type { ServiceApp } from '../../../platform/http/app.ts';
 import { consoleSignInView, html, raw, type SafeHtml, sendPage, serveAssets } from '../../../platform/http/pages.ts';
-import { ConsoleSessions, type ConsoleSession } from '../../../platform/http/session.ts';
+import { ConsoleSessions, registerConsoleSignIn, type ConsoleSession } from '../../../platform/http/session.ts';
 import { navError } from '../errors.ts';
 import type { NavReceiver } from '../receiver.ts';
 import type { SkySatellite } from '../sky.ts';
@@ -376,21 +375,7 @@ export async function registerPage(app: ServiceApp, deps: NavDeps, prefix: strin
   const page = { styles: [assets.url('nav.css')], scripts: [assets.url('nav.js')], icon: assets.url('icon.svg') };
   const hidden = { hide: true };
 
-  app.post(
-    `${prefix}/console/login`,
-    { schema: { ...hidden, body: Type.Object({ email: Type.String({ minLength: 1, maxLength: 320 }), password: Type.String({ minLength: 1, maxLength: 1000 }) }) } },
-    async (req, reply) => {
-      const body = req.body as { email: string; password: string };
-      const { token, session } = await sessions.login(body.email.trim(), body.password);
-      sessions.setCookie(reply, token);
-      return { success: true, data: { email: session.email } };
-    },
-  );
-  app.post(`${prefix}/console/logout`, { schema: hidden }, async (req, reply) => {
-    await sessions.logout(req);
-    sessions.clearCookie(reply);
-    return { success: true, data: {} };
-  });
+  registerConsoleSignIn(app, sessions, prefix, (data) => ({ success: true, data }));
   const guard = sessions.required();
   app.get(`${prefix}/console/state`, { schema: hidden, preHandler: guard }, async () => ({ success: true, data: await pageState(deps, track.points) }));
   app.get(`${prefix}/console/panels`, { schema: hidden, preHandler: guard }, async () => {

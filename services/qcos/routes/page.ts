@@ -15,7 +15,6 @@
  * when the status changes.
  */
 import { fileURLToPath } from 'node:url';
-import { Type } from 'typebox';
 import { parseQasm } from '../../../engines/quantum/index.ts';
 import { circuitSvg } from '../../../engines/quantum/draw/index.ts';
 import { counts as circuitCounts } from '../../../engines/quantum/optimizer/metrics.ts';
@@ -23,7 +22,7 @@ import { getBalance, microsToUsd } from '../../../platform/billing/index.ts';
 import { bundleForSubject, EvidenceKeys, exportBundle, isExportFormat, verifyBundle, type StoredBundle, type VerificationResult } from '../../../platform/evidence/index.ts';
 import type { ServiceApp } from '../../../platform/http/app.ts';
 import { consoleSignInView, html, raw, type SafeHtml, sendPage, serveAssets } from '../../../platform/http/pages.ts';
-import { ConsoleSessions, type ConsoleSession } from '../../../platform/http/session.ts';
+import { ConsoleSessions, registerConsoleSignIn, type ConsoleSession } from '../../../platform/http/session.ts';
 import { getPlan } from '../../../platform/identity/accounts.ts';
 import { cancelJob, getJobWithResult, jobUsage, type QuantumJob, type JobInput, type TaskResult } from '../../../platform/quantum-jobs/index.ts';
 import { qcosError } from '../errors.ts';
@@ -249,21 +248,7 @@ export async function registerPage(app: ServiceApp, deps: QcosDeps, prefix: stri
     return { status: filterValue(o.status, STATUSES), service: filterValue(o.service, serviceIds) };
   };
 
-  app.post(
-    `${prefix}/console/login`,
-    { schema: { ...hidden, body: Type.Object({ email: Type.String({ minLength: 1, maxLength: 320 }), password: Type.String({ minLength: 1, maxLength: 1000 }) }) } },
-    async (req, reply) => {
-      const body = req.body as { email: string; password: string };
-      const { token, session } = await sessions.login(body.email.trim(), body.password);
-      sessions.setCookie(reply, token);
-      return { email: session.email };
-    },
-  );
-  app.post(`${prefix}/console/logout`, { schema: hidden }, async (req, reply) => {
-    await sessions.logout(req);
-    sessions.clearCookie(reply);
-    return {};
-  });
+  registerConsoleSignIn(app, sessions, prefix);
   app.get(`${prefix}/console/jobs`, { schema: hidden, preHandler: guard }, async (req) => {
     const rows = await listAccountJobs(deps, sessions.of(req).accountId, filters(req.query));
     return { rows: jobRows(rows, prefix).value, active: rows.filter((r) => ACTIVE.has(r.status)).length, jobs: rows.map((r) => ({ id: r.id, service: r.service, status: r.status })) };

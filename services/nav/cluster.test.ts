@@ -46,6 +46,18 @@ describe('three processes serving the positioning service', { skip }, () => {
       return all.every((r) => r.status === 200) && all;
     });
     for (const a of answers) assert.ok(a.body.data.age_ms >= 0 && a.body.data.age_ms < 5_000, JSON.stringify(a.body));
+    // A request with a body goes through a follower whole: the leader answers it, in the nav shape.
+    const leader = (await leaderProcess())!;
+    const follower = cluster.processes.find((p) => p !== leader)!;
+    const signed = await call(`${follower.urls.nav}/position`, { headers: auth, body: { authenticate: true } });
+    assert.equal(signed.status, 200, JSON.stringify(signed.body));
+    assert.ok(signed.body.data.position_id && signed.body.data.signature, JSON.stringify(signed.body));
+    const refused = await call(`${follower.urls.nav}/position`, { headers: auth, body: { authenticat: true } });
+    assert.equal(refused.status, 400);
+    assert.equal(refused.body.success, false);
+    assert.match(refused.body.error.message, /authenticat/);
+    const noKey = await call(`${follower.urls.nav}/position`, { body: {} });
+    assert.equal(noKey.status, 401);
   });
 
   test('a spoofing attack is one event, also when the leader is killed during it and another takes over', async () => {

@@ -7,6 +7,8 @@
  */
 import type { PGlite } from '@electric-sql/pglite';
 
+const text = new TextDecoder();
+
 type RawStream = (message: Uint8Array, options: { onRawData: (data: Uint8Array) => void; syncToFs?: boolean }) => Promise<void>;
 
 /** Calls `deliver` for each NotificationResponse ('A') message in a chunk of the protocol stream. */
@@ -24,7 +26,6 @@ export function scanNotifications(data: Uint8Array, deliver: (channel: string, p
       const channelEnd = data.indexOf(0, start);
       const payloadEnd = channelEnd >= 0 ? data.indexOf(0, channelEnd + 1) : -1;
       if (channelEnd >= 0 && payloadEnd >= 0 && payloadEnd < end) {
-        const text = new TextDecoder();
         deliver(text.decode(data.subarray(start, channelEnd)), text.decode(data.subarray(channelEnd + 1, payloadEnd)));
       }
     }

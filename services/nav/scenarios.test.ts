@@ -130,8 +130,12 @@ test('a loss of signal enters holdover, refuses GNSS-only time and positions, an
 });
 
 test('scenarios act on the simulator only and say so, and an unknown name changes nothing', async () => {
-  // The clock's first measurement after a holdover may raise a passing warning: start settled.
+  // The clock's first measurements after a holdover may raise passing warnings (they come and
+  // go on a loaded machine), so "nothing changed" is judged on alerts: an unknown name starts no
+  // attack, so no alert follows it.
   await until(`${svc.url}/spoofing/status`, H, (b) => b?.data?.status === 'clear', 90_000);
+  const alerts = async () => (await call(`${svc.url}/spoofing/history`, { headers: H })).body.data.summary.total_alerts as number;
+  const alertsBefore = await alerts();
   const seq = await requestScenario(svc.db, 'earthquake');
   await until(`${svc.url}/health`, {}, () => true, 100);
   const deadline = Date.now() + 5000;
@@ -142,5 +146,8 @@ test('scenarios act on the simulator only and say so, and an unknown name change
   }
   assert.equal(ack.applied, true);
   assert.match(ack.message ?? '', /unknown scenario "earthquake": nothing changed/);
-  assert.equal((await call(`${svc.url}/spoofing/status`, { headers: H })).body.data.status, 'clear');
+  // Twenty simulated seconds: long enough for an attack that had started to raise its alert.
+  await new Promise((r) => setTimeout(r, 2000));
+  assert.notEqual((await call(`${svc.url}/spoofing/status`, { headers: H })).body.data.status, 'alert');
+  assert.equal(await alerts(), alertsBefore);
 });

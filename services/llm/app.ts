@@ -3,6 +3,7 @@
  * worker and webhook delivery. Loaded by `build()` in service.ts only when the service starts.
  */
 import { followTenantChanges } from './tenants.ts';
+import { startLeaderLoop } from '../../platform/cluster/loop.ts';
 import type { ServiceApp } from '../../platform/http/app.ts';
 import { createServiceApp } from '../../platform/http/app.ts';
 import { requireKey } from '../../platform/http/auth.ts';
@@ -27,6 +28,7 @@ import { registerTenants } from './routes/tenants.ts';
 import { registerTraining } from './routes/training.ts';
 import { registerWebhooks } from './routes/webhooks.ts';
 import { Adapters } from './training/adapters.ts';
+import { RECOVER_MS } from './training/lease.ts';
 import { Trainer } from './training/runner.ts';
 
 /** Largest request body: 8 MiB, enough for a document upload of a few thousand pages; a larger one is refused whole. */
@@ -56,9 +58,11 @@ export async function build(ctx: ServiceContext, options: { prefix: string }): P
   const events = new Events(ctx);
   const adapters = new Adapters(ctx.db, ctx.dataDir);
   const language = new Language(loadConfig());
-  const trainer = new Trainer(ctx, events, adapters);
+  const trainer = new Trainer(ctx, adapters);
   await events.start();
   await trainer.start();
+  // One process of the cluster re-queues the training jobs of processes that died (their lease ran out).
+  const trainingLeases = await startLeaderLoop(ctx.db, 'llm-training-leases', RECOVER_MS, () => trainer.recover(), app.log);
   // Tenant settings changed by another process of the cluster reach this one's cache at once.
   const stopFollowingTenants = await followTenantChanges(ctx.db);
 
@@ -78,6 +82,7 @@ export async function build(ctx: ServiceContext, options: { prefix: string }): P
 
   app.addHook('onClose', async () => {
     stopFollowingTenants();
+    await trainingLeases.stop();
     trainer.stop();
     await language.close();
     adapters.close();

@@ -115,4 +115,23 @@ CREATE TABLE llm_rate_windows (
   PRIMARY KEY (subject, window_start)
 )`,
   },
+  {
+    // Leases on training jobs (training/lease.ts): the process training a job holds it until
+    // lease_expires_at and renews it as it goes; the cluster's leader puts a job whose lease ran
+    // out back on the queue (queue_job_id: its message there). event_pending: the job's
+    // training.completed / training.failed event is yet to be handed to webhook delivery.
+    id: 'llm/0002_training_leases',
+    sql: `
+ALTER TABLE llm_training_jobs ADD COLUMN lease_owner text
+--;
+ALTER TABLE llm_training_jobs ADD COLUMN lease_expires_at timestamptz
+--;
+ALTER TABLE llm_training_jobs ADD COLUMN queue_job_id text
+--;
+ALTER TABLE llm_training_jobs ADD COLUMN event_pending boolean NOT NULL DEFAULT false
+--;
+CREATE INDEX llm_training_open ON llm_training_jobs (status, lease_expires_at) WHERE status IN ('queued', 'running')
+--;
+CREATE INDEX llm_training_event_pending ON llm_training_jobs (finished_at) WHERE event_pending`,
+  },
 ];

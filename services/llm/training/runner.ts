@@ -3,20 +3,29 @@
  * takes them; each runs in a worker thread. Progress (epoch, loss, learning rate) is written
  * to the job row as it happens. When training completes, the adapter's bytes are stored on
  * the job and the tenant's chats use it from the next request; when it fails the job says
- * `failed` with the reason. A process that stops mid-run puts the job back on the queue
- * (another process, or this one after a restart, trains it again from the start); a process
- * that dies leaves it to the queue's expiry, after which it is retried, and after
- * `MAX_ATTEMPTS` starts it fails instead of looping.
+ * `failed` with the reason.
+ *
+ * The queue only wakes a process; the job row's lease (lease.ts) says who trains it. A process
+ * that stops mid-run puts the job back on the queue (another process, or this one after a
+ * restart, trains it again from the start); the leader re-queues the job of a process that
+ * died once its lease runs out (seconds, not the queue's 30-minute expiry). After
+ * `MAX_ATTEMPTS` starts a job fails instead of looping. The job's event is marked pending in
+ * the transaction that finishes it and handed to webhook delivery after it, under an id fixed
+ * by the job, so that the leader can hand it over again if the process died in between.
+ * What a process keeps: the worker thread and lease of each run, while it runs.
  */
 import { countTrainingJob } from '../../../platform/observability/families.ts';
+import { createHash } from 'node:crypto';
 import { readFileSync, rmSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import type { LoraProgress } from '../../../engines/language/builtin/lora.ts';
 import { BUILTIN_MODEL_PATH } from '../../../engines/language/config.ts';
 import type { ServiceContext } from '../../../platform/service.ts';
-import type { Events } from '../events.ts';
+import { emitEvent } from '../../../platform/webhooks/index.ts';
+import type { QEvent } from '../events.ts';
 import { forgetTenants } from '../tenants.ts';
 import type { Adapters } from './adapters.ts';
+import { claimJob, LEASE_RENEWAL, LEASE_SECONDS, newLeaseOwner, recoverJobs, releaseJob, renewLease, RENEW_MS, sendJob } from './lease.ts';
 
 export const TRAIN_QUEUE = 'llm.train';
 export const MAX_ATTEMPTS = 3;
@@ -34,14 +43,35 @@ export interface TrainParams {
 interface JobRow {
   id: string;
   tenant_id: string;
-  status: string;
   params: TrainParams;
   pairs: { prompt: string; completion: string; system?: string }[];
   attempts: number;
   account_id: string;
 }
 
+/** A finished job whose event is pending, as the leader reads it. */
+interface FinishedRow {
+  id: string;
+  tenant_id: string;
+  account_id: string;
+  status: 'completed' | 'failed';
+  feedback_samples: number;
+  held_out_loss_before: number | null;
+  held_out_loss_after: number | null;
+  error: string | null;
+  finished_at: Date;
+}
+
+type TrainResult = { heldOutLossBefore: number; heldOutLossAfter: number };
+
 class Interrupted extends Error {}
+/** Another process holds the job now: this run writes nothing more. */
+class LeaseLost extends Error {}
+
+/** The event id of a job's end: the same in every process that hands it over. */
+export function trainingEventId(jobId: string, event: string): string {
+  return `evt_${createHash('sha256').update(`${jobId}:${event}`).digest('hex').slice(0, 24)}`;
+}
 
 export class Trainer {
   private readonly running = new Map<string, Worker>();
@@ -49,20 +79,19 @@ export class Trainer {
 
   constructor(
     private readonly ctx: ServiceContext,
-    private readonly events: Events,
     private readonly adapters: Adapters,
   ) {}
 
   async start(): Promise<void> {
     const queue = await this.ctx.queue();
-    // A run that stops reporting for 30 minutes is taken as lost and retried.
+    // The lease finds a dead process's job within seconds; the queue's own expiry is the
+    // fallback for jobs an earlier version started without a lease.
     await queue.define(TRAIN_QUEUE, { retryLimit: MAX_ATTEMPTS, retryDelay: 1, retryBackoff: false, expireInSeconds: 30 * 60 });
     await queue.work<{ job_id: string }>(TRAIN_QUEUE, (job) => this.run(job.data.job_id));
   }
 
   async enqueue(jobId: string): Promise<void> {
-    const queue = await this.ctx.queue();
-    await queue.send(TRAIN_QUEUE, { job_id: jobId });
+    await sendJob(this.ctx.db, await this.ctx.queue(), TRAIN_QUEUE, jobId);
   }
 
   /** Stops every run of this process; their jobs go back on the queue. */
@@ -71,64 +100,126 @@ export class Trainer {
     for (const w of this.running.values()) void w.terminate();
   }
 
+  /**
+   * The leader's round (app.ts runs it in one process of the cluster): re-queues the jobs of
+   * processes that died, and hands over the events of jobs finished by a process that died
+   * before it could. A lease's length after the finish, so as not to race the finisher.
+   */
+  async recover(): Promise<void> {
+    if (this.stopping) return;
+    await recoverJobs(this.ctx.db, await this.ctx.queue(), TRAIN_QUEUE);
+    const pending = await this.ctx.db.query<FinishedRow>(
+      `SELECT j.id, j.tenant_id, t.account_id, j.status, j.feedback_samples, j.held_out_loss_before, j.held_out_loss_after, j.error, j.finished_at
+         FROM llm_training_jobs j JOIN llm_tenants t ON t.id = j.tenant_id
+        WHERE j.event_pending AND j.finished_at < now() - make_interval(secs => ${LEASE_SECONDS}) ORDER BY j.finished_at LIMIT 100`,
+    );
+    if (pending.some((r) => r.status === 'completed')) await forgetTenants(this.ctx.db);
+    for (const row of pending) await this.announce(row);
+  }
+
   private async run(jobId: string): Promise<void> {
     const db = this.ctx.db;
+    if (this.stopping) throw new Interrupted('the process is stopping');
+    const owner = newLeaseOwner();
+    const claim = await claimJob(db, jobId, owner, MAX_ATTEMPTS);
+    // Finished, deleted with its tenant, or trained by a live process now.
+    if (!claim) return;
     const [job] = await db.query<JobRow>(
-      `SELECT j.id, j.tenant_id, j.status, j.params, j.pairs, j.attempts, t.account_id
+      `SELECT j.id, j.tenant_id, j.params, j.pairs, j.attempts, t.account_id
          FROM llm_training_jobs j JOIN llm_tenants t ON t.id = j.tenant_id WHERE j.id = $1`,
       [jobId],
     );
-    // Deleted with its tenant, or already finished by an earlier attempt.
-    if (!job || job.status === 'completed' || job.status === 'failed') return;
-    if (this.stopping) throw new Interrupted('the process is stopping');
-    if (job.attempts >= MAX_ATTEMPTS) {
-      await this.fail(job, `training was interrupted ${job.attempts} times; giving up`);
+    if (!job) return;
+    if (claim === 'exhausted') {
+      await this.fail(job, owner, `training was interrupted ${job.attempts} times; giving up`);
       return;
     }
-    await db.query(
-      `UPDATE llm_training_jobs SET status = 'running', attempts = attempts + 1, started_at = now(), updated_at = now(),
-              progress = 0, current_epoch = 0, loss = NULL, error = NULL WHERE id = $1`,
-      [jobId],
-    );
-    const out = this.adapters.scratchPath(jobId);
+    // Named by the run: a run that lost its lease never shares a file with the one that took it.
+    const out = this.adapters.scratchPath(`${jobId}.${owner.slice(-12)}`);
     try {
-      const result = await this.train(job, out);
+      const result = await this.train(job, owner, out);
       const bytes = readFileSync(out);
-      await db.transaction(async (tx) => {
-        await tx.query(
-          `UPDATE llm_training_jobs SET status = 'completed', progress = 1, current_epoch = total_epochs, adapter = $2,
-                  held_out_loss_before = $3, held_out_loss_after = $4, finished_at = now(), updated_at = now() WHERE id = $1`,
-          [jobId, bytes, result.heldOutLossBefore, result.heldOutLossAfter],
+      const finished = await db.transaction(async (tx) => {
+        const [row] = await tx.query<{ finished_at: Date }>(
+          `UPDATE llm_training_jobs SET status = 'completed', progress = 1, current_epoch = total_epochs, adapter = $3,
+                  held_out_loss_before = $4, held_out_loss_after = $5, finished_at = now(), updated_at = now(),
+                  lease_expires_at = NULL, event_pending = true
+            WHERE id = $1 AND lease_owner = $2 AND status = 'running' RETURNING finished_at`,
+          [jobId, owner, bytes, result.heldOutLossBefore, result.heldOutLossAfter],
         );
+        if (!row) return null;
         await tx.query('UPDATE llm_tenants SET adapter_job_id = $2, updated_at = now() WHERE id = $1', [job.tenant_id, jobId]);
+        return row.finished_at;
       });
+      // Lost the lease at the last moment: the process that holds it finishes the job.
+      if (!finished) return;
       await forgetTenants(db);
       countTrainingJob('llm', 'completed');
-      await this.events.emit(job.account_id, job.tenant_id, 'training.completed', {
-        job_id: jobId,
+      await this.announce({
+        id: jobId,
+        tenant_id: job.tenant_id,
+        account_id: job.account_id,
         status: 'completed',
         feedback_samples: job.pairs.length,
-        metrics: { held_out_loss_before: result.heldOutLossBefore, held_out_loss_after: result.heldOutLossAfter },
+        held_out_loss_before: result.heldOutLossBefore,
+        held_out_loss_after: result.heldOutLossAfter,
+        error: null,
+        finished_at: finished,
       });
     } catch (err) {
+      if (err instanceof LeaseLost) return;
       if (err instanceof Interrupted || this.stopping) {
-        await db.query("UPDATE llm_training_jobs SET status = 'queued', progress = 0, current_epoch = 0, updated_at = now() WHERE id = $1", [jobId]);
+        await releaseJob(db, jobId, owner);
         throw err instanceof Interrupted ? err : new Interrupted('the process is stopping');
       }
-      await this.fail(job, (err as Error).message);
+      await this.fail(job, owner, (err as Error).message);
     } finally {
       rmSync(out, { force: true });
     }
   }
 
-  private async fail(job: JobRow, message: string): Promise<void> {
-    await this.ctx.db.query("UPDATE llm_training_jobs SET status = 'failed', error = $2, finished_at = now(), updated_at = now() WHERE id = $1", [job.id, message]);
+  private async fail(job: JobRow, owner: string, message: string): Promise<void> {
+    const rows = await this.ctx.db.query<{ finished_at: Date }>(
+      `UPDATE llm_training_jobs SET status = 'failed', error = $3, finished_at = now(), updated_at = now(), lease_expires_at = NULL, event_pending = true
+        WHERE id = $1 AND lease_owner = $2 AND status IN ('queued', 'running') RETURNING finished_at`,
+      [job.id, owner, message],
+    );
+    if (!rows[0]) return;
     countTrainingJob('llm', 'failed');
-    await this.events.emit(job.account_id, job.tenant_id, 'training.failed', { job_id: job.id, status: 'failed', error: { code: 'TRAINING_FAILED', message } });
+    const { id, tenant_id, account_id } = job;
+    await this.announce({ id, tenant_id, account_id, status: 'failed', feedback_samples: job.pairs.length, held_out_loss_before: null, held_out_loss_after: null, error: message, finished_at: rows[0].finished_at });
   }
 
-  private train(job: JobRow, out: string): Promise<{ heldOutLossBefore: number; heldOutLossAfter: number }> {
+  /**
+   * Hands a finished job's event to webhook delivery (under its fixed id and time) and marks it
+   * handed over; when that fails the mark stays and the leader tries again.
+   */
+  private async announce(row: FinishedRow): Promise<void> {
+    const event: QEvent = row.status === 'completed' ? 'training.completed' : 'training.failed';
+    const data =
+      row.status === 'completed'
+        ? { job_id: row.id, status: 'completed', feedback_samples: row.feedback_samples, metrics: { held_out_loss_before: row.held_out_loss_before, held_out_loss_after: row.held_out_loss_after } }
+        : { job_id: row.id, status: 'failed', error: { code: 'TRAINING_FAILED', message: row.error ?? '' } };
+    try {
+      await emitEvent(this.ctx, {
+        service: 'llm',
+        accountId: row.account_id,
+        scope: row.tenant_id,
+        event,
+        data: { tenant_id: row.tenant_id, ...data },
+        eventId: trainingEventId(row.id, event),
+        createdAt: new Date(row.finished_at),
+      });
+    } catch (err) {
+      process.emitWarning(`llm: could not enqueue ${event} for tenant ${row.tenant_id}: ${(err as Error).message}`);
+      return;
+    }
+    await this.ctx.db.query('UPDATE llm_training_jobs SET event_pending = false WHERE id = $1', [row.id]);
+  }
+
+  private train(job: JobRow, owner: string, out: string): Promise<TrainResult> {
     const p = job.params;
+    const db = this.ctx.db;
     const worker = new Worker(new URL('./thread-bootstrap.mjs', import.meta.url), {
       workerData: { base: BUILTIN_MODEL_PATH, out, pairs: job.pairs, rank: p.lora_r, alpha: p.lora_alpha, epochs: p.epochs, learningRate: p.learning_rate, batchSize: p.batch_size },
     });
@@ -136,6 +227,16 @@ export class Trainer {
     let epochLoss = 0;
     let epochSteps = 0;
     let writes = Promise.resolve();
+    let lost = false;
+    // One write at a time, in order; a failed one (the database briefly away) is skipped, and
+    // the lease's slack covers it.
+    const write = (fn: () => Promise<void>): void => {
+      writes = writes.then(fn).catch(() => {});
+    };
+    const loseLease = (): void => {
+      lost = true;
+      void worker.terminate();
+    };
     const record = (m: LoraProgress): void => {
       epochLoss += m.loss;
       epochSteps++;
@@ -148,28 +249,40 @@ export class Trainer {
         epochLoss = 0;
         epochSteps = 0;
       }
-      writes = writes.then(async () => {
-        await this.ctx.db.query(
-          `UPDATE llm_training_jobs SET progress = $2, current_epoch = $3, loss = $4, learning_rate = $5, updated_at = now() WHERE id = $1 AND status = 'running'`,
-          [job.id, m.step / m.steps, epoch, loss, m.learningRate],
+      // Each progress write renews the lease; one that finds the lease gone stops the run.
+      write(async () => {
+        const rows = await db.query(
+          `UPDATE llm_training_jobs SET progress = $3, current_epoch = $4, loss = $5, learning_rate = $6, ${LEASE_RENEWAL}
+            WHERE id = $1 AND lease_owner = $2 AND status = 'running' RETURNING id`,
+          [job.id, owner, m.step / m.steps, epoch, loss, m.learningRate],
         );
+        if (rows.length === 0) loseLease();
       });
     };
-    return new Promise((resolve, reject) => {
+    // Between progress writes (the model loading, the held-out evaluation, a long step).
+    const renewal = setInterval(() => {
+      write(async () => {
+        if (!(await renewLease(db, job.id, owner))) loseLease();
+      });
+    }, RENEW_MS);
+    renewal.unref();
+    return new Promise<TrainResult>((resolve, reject) => {
       let settled = false;
       const settle = (fn: () => void): void => {
         if (settled) return;
         settled = true;
+        clearInterval(renewal);
         this.running.delete(job.id);
         void writes.then(fn, fn);
       };
+      const ended = (err: Error): Error => (lost ? new LeaseLost('another process holds the job') : err);
       worker.on('message', (m: { type: string } & Record<string, unknown>) => {
         if (m.type === 'progress') record(m as unknown as LoraProgress);
-        else if (m.type === 'done') settle(() => resolve(m as unknown as { heldOutLossBefore: number; heldOutLossAfter: number }));
-        else if (m.type === 'error') settle(() => reject(new Error(String(m.message))));
+        else if (m.type === 'done') settle(() => (lost ? reject(new LeaseLost('another process holds the job')) : resolve(m as unknown as TrainResult)));
+        else if (m.type === 'error') settle(() => reject(ended(new Error(String(m.message)))));
       });
-      worker.on('error', (err) => settle(() => reject(err)));
-      worker.on('exit', (code) => settle(() => reject(this.stopping ? new Interrupted('the process is stopping') : new Error(`the training thread exited with code ${code}`))));
-    }).finally(() => void worker.terminate()) as Promise<{ heldOutLossBefore: number; heldOutLossAfter: number }>;
+      worker.on('error', (err) => settle(() => reject(ended(err))));
+      worker.on('exit', (code) => settle(() => reject(ended(this.stopping ? new Interrupted('the process is stopping') : new Error(`the training thread exited with code ${code}`)))));
+    }).finally(() => void worker.terminate());
   }
 }

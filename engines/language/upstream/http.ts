@@ -3,8 +3,90 @@
  * exponential backoff and full jitter only where a retry is safe: connection failures before
  * any response, 429, 502, 503 and 504. Never 400/401/403/404/422 (the same request fails the
  * same way) and never a 500 or a timeout of a request the server may already be executing.
+ *
+ * Requests go through node:http(s) on one keep-alive pool per protocol for the process (the
+ * agents below): connections to an upstream stay open between calls, each closed by the agent
+ * when idle past the upstream's Keep-Alive hint or by the upstream. A call sends its head and
+ * body in one write, which `fetch` (WHATWG streams, a body stream per request) did not.
  */
+import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { LanguageError } from '../errors.ts';
+
+const agents = { http: new HttpAgent({ keepAlive: true, scheduling: 'lifo' }), https: new HttpsAgent({ keepAlive: true, scheduling: 'lifo' }) };
+
+/** An upstream's answer as postJson hands it over: status, headers, and the body, whole or as chunks. */
+export interface UpstreamResponse {
+  readonly ok: boolean;
+  readonly status: number;
+  readonly headers: { get(name: string): string | null };
+  /** The body as it arrives (an SSE stream is read this way). */
+  readonly body: AsyncIterable<Uint8Array>;
+  text(): Promise<string>;
+}
+
+function upstreamResponse(res: IncomingMessage): UpstreamResponse {
+  const status = res.statusCode ?? 0;
+  return {
+    ok: status >= 200 && status < 300,
+    status,
+    headers: {
+      get(name) {
+        const v = res.headers[name.toLowerCase()];
+        return v === undefined ? null : Array.isArray(v) ? v.join(', ') : v;
+      },
+    },
+    get body() {
+      return chunksOf(res);
+    },
+    async text() {
+      const chunks: Buffer[] = [];
+      for await (const chunk of res) chunks.push(chunk as Buffer);
+      return Buffer.concat(chunks).toString('utf8');
+    },
+  };
+}
+
+/**
+ * The body's chunks. A reader that stops early (an SSE stream read up to `[DONE]`) leaves the
+ * connection to the pool when the whole response has arrived, and closes it otherwise.
+ */
+async function* chunksOf(res: IncomingMessage): AsyncGenerator<Uint8Array> {
+  try {
+    for await (const chunk of res.iterator({ destroyOnReturn: false })) yield chunk as Uint8Array;
+  } finally {
+    if (!res.readableEnded) {
+      if (res.complete) res.resume();
+      else res.destroy();
+    }
+  }
+}
+
+/** One POST: resolves with the response head, rejects when the connection fails or `signal` aborts first. */
+function send(url: URL, headers: Record<string, string>, body: string, signal: AbortSignal): Promise<IncomingMessage> {
+  return new Promise((resolve, reject) => {
+    const https = url.protocol === 'https:';
+    const req = (https ? httpsRequest : httpRequest)(url, { method: 'POST', headers, agent: https ? agents.https : agents.http });
+    let res: IncomingMessage | null = null;
+    // After the head, an abort (timeout, caller) ends the body the caller is reading.
+    const onAbort = (): void => {
+      const reason = signal.reason instanceof Error ? signal.reason : new Error('aborted');
+      if (res) res.destroy(reason);
+      else req.destroy(reason);
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+    req.once('error', (err) => {
+      signal.removeEventListener('abort', onAbort);
+      reject(err);
+    });
+    req.once('response', (r) => {
+      res = r;
+      r.once('close', () => signal.removeEventListener('abort', onAbort));
+      resolve(r);
+    });
+    req.end(body);
+  });
+}
 
 export interface UpstreamOptions {
   baseUrl: string;
@@ -27,7 +109,7 @@ export function joinUrl(base: string, path: string): string {
   return `${base.replace(/\/+$/, '')}/${path.replace(/^\/+/, '')}`;
 }
 
-function retryAfterSeconds(res: Response): number | undefined {
+function retryAfterSeconds(res: UpstreamResponse): number | undefined {
   const h = res.headers.get('retry-after');
   if (!h) return undefined;
   const n = Number(h);
@@ -51,7 +133,7 @@ function upstreamMessage(body: string): string {
 }
 
 /** Maps an upstream error status to our error, keeping the upstream's status and message. */
-export function mapHttpError(res: Response, body: string, url: string): LanguageError {
+export function mapHttpError(res: UpstreamResponse, body: string, url: string): LanguageError {
   const msg = `upstream ${url} answered ${res.status}: ${upstreamMessage(body)}`;
   const retryAfter = retryAfterSeconds(res);
   const opts = { status: res.status, retryable: RETRY_STATUSES.has(res.status), ...(retryAfter !== undefined ? { retryAfter } : {}) };
@@ -84,14 +166,21 @@ export async function postJson(
   path: string,
   body: unknown,
   signal?: AbortSignal,
-): Promise<{ res: Response; controller: AbortController; clear: () => void }> {
+): Promise<{ res: UpstreamResponse; controller: AbortController; clear: () => void }> {
   const url = joinUrl(opts.baseUrl, path);
+  const target = new URL(url);
+  const payload = JSON.stringify(body);
   const timeoutMs = opts.timeoutMs ?? 60_000;
   const retries = opts.retries ?? 2;
   const base = opts.backoffMs ?? 250;
   const cap = opts.maxBackoffMs ?? 4000;
   const random = opts.random ?? Math.random;
-  const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...opts.headers };
+  const headers: Record<string, string> = {
+    'content-type': 'application/json',
+    accept: 'application/json, text/event-stream',
+    ...opts.headers,
+    'content-length': String(Buffer.byteLength(payload)),
+  };
   if (opts.apiKey) headers.authorization = `Bearer ${opts.apiKey}`;
   let lastError: LanguageError | undefined;
   for (let attempt = 0; attempt <= retries; attempt++) {
@@ -113,15 +202,15 @@ export async function postJson(
       clearTimeout(timer);
       signal?.removeEventListener('abort', onAbort);
     };
-    let res: Response;
+    let res: UpstreamResponse;
     try {
-      res = await fetch(url, { method: 'POST', headers, body: JSON.stringify(body), signal: controller.signal });
+      res = upstreamResponse(await send(target, headers, payload, controller.signal));
     } catch (err) {
       clear();
       if (signal?.aborted) throw err;
       if (timedOut) throw new LanguageError('upstream_timeout', `upstream ${url} did not answer within ${timeoutMs} ms`, { cause: err });
       // No response at all: the request never reached a handler, so repeating it is safe.
-      lastError = new LanguageError('upstream_unavailable', `cannot reach upstream ${url}: ${(err as Error).cause ?? (err as Error).message}`, { retryable: true, cause: err });
+      lastError = new LanguageError('upstream_unavailable', `cannot reach upstream ${url}: ${err}`, { retryable: true, cause: err });
       continue;
     }
     if (res.ok) return { res, controller, clear };
@@ -140,7 +229,7 @@ export async function postJson(
 
 /** Reads a whole JSON body, turning a timeout or garbage into a clear error. */
 export async function readJson(
-  call: { res: Response; controller: AbortController; clear: () => void },
+  call: { res: UpstreamResponse; controller: AbortController; clear: () => void },
   url: string,
 ): Promise<unknown> {
   let text: string;

@@ -6,8 +6,8 @@
  * again. See README.md.
  *
  * @example
- *   const workers = await startQuantumWorkers(ctx);            // once per process, in build()
- *   onJobFinished('qcos', async (ctx, job) => { ... });        // webhooks, evidence
+ *   const workers = await startQuantumWorkers(ctx);            // in build(); release() on close
+ *   workers.onJobFinished('qcos', async (ctx, job) => { ... }); // webhooks, evidence: this app, this store
  *   const job = await submitJob(ctx, { service: 'qcos', accountId, kind: 'run', backend: 'statevector_simulator',
  *     input: { task: { qasm, backend: 'statevector_simulator', shots: 1000, optimizationLevel: 2, execute: true } } });
  *   const done = await waitForJob(ctx, { service: 'qcos', accountId }, job.id, 10_000);
@@ -36,8 +36,9 @@ import {
   type Scope,
   type UsageFigures,
 } from './records.ts';
-import { finishedHandlers, QuantumRunner, runFinishedHandlers, type FinishedHandler, type JobInput, type RunnerOptions } from './runner.ts';
-import { prepareTask, TaskError, type CircuitTask, type Optimization } from './task.ts';
+import { addProcessHandler, runFinishedHandlers, type FinishedHandler } from './finished.ts';
+import { QuantumRunner, type RunnerOptions } from './runner.ts';
+import { prepareTask, TaskError, type CircuitTask, type JobInput, type Optimization } from './task.ts';
 
 export { quantumJobMigrations } from './migrations.ts';
 export { QuotaError, ACTIVE, TERMINAL, COMPRESS_ABOVE_BYTES } from './records.ts';
@@ -45,7 +46,9 @@ export type { JobError, JobKind, JobStatus, MinutesKind, NewJob, QuantumJob, Que
 export { TaskFailure } from './pool.ts';
 export { executeTask, prepareTask, TaskError, backendOf, validateCircuit, optimizeFor } from './task.ts';
 export type { CircuitTask, Optimization, Quality, TaskResult, Limits } from './task.ts';
-export type { FinishedHandler, JobInput, RunnerOptions } from './runner.ts';
+export type { RunnerOptions } from './runner.ts';
+export type { JobInput } from './task.ts';
+export type { FinishedHandler } from './finished.ts';
 
 /** Emulated devices: the catalog's hardware backends, each with its own FIFO queue. */
 export const DEVICE_IDS: readonly string[] = listBackends()
@@ -55,7 +58,13 @@ export const DEVICE_IDS: readonly string[] = listBackends()
 export interface QuantumWorkers {
   runner: QuantumRunner;
   pool: WorkerPool;
-  /** Gives back this caller's use; the last one stops the runner (its jobs go back to the queue). */
+  /**
+   * Registers what happens when a job of `service` on this store ends (completed, failed or
+   * cancelled), for as long as this caller holds the workers. Of the callers on one store, the
+   * newest one still holding answers for the service (finished.ts); release() takes it off.
+   */
+  onJobFinished(service: string, handler: FinishedHandler): void;
+  /** Gives back this caller's use and its handlers; the last one stops the runner (its jobs go back to the queue). */
   release(): Promise<void>;
 }
 
@@ -96,13 +105,19 @@ export async function startQuantumWorkers(ctx: ServiceContext, options: StartOpt
   entry.refs++;
   await entry.started;
   const held = entry;
+  const handlers: Array<() => void> = [];
   let released = false;
   return {
     runner: held.runner,
     pool,
+    onJobFinished(service, handler) {
+      if (released) throw new Error('onJobFinished after release()');
+      handlers.push(held.runner.finished.add(service, handler));
+    },
     async release() {
       if (released) return;
       released = true;
+      for (const off of handlers.splice(0)) off();
       if (--held.refs > 0) return;
       runners.delete(ctx.db);
       await held.runner.stop();
@@ -119,15 +134,13 @@ function runnerOf(ctx: ServiceContext): QuantumRunner | null {
   return runners.get(ctx.db)?.runner ?? null;
 }
 
-/** Registers what happens when a job of `service` ends (completed, failed or cancelled). */
+/**
+ * Registers what happens when a job of `service` ends, on every store of the process; the
+ * function returned takes it off. A service app registers on its workers instead
+ * (`workers.onJobFinished`), so that two apps in one process keep their own.
+ */
 export function onJobFinished(service: string, handler: FinishedHandler): () => void {
-  const list = finishedHandlers.get(service) ?? [];
-  list.push(handler);
-  finishedHandlers.set(service, list);
-  return () => {
-    const i = list.indexOf(handler);
-    if (i >= 0) list.splice(i, 1);
-  };
+  return addProcessHandler(service, handler);
 }
 
 export interface Prepared {
@@ -223,7 +236,7 @@ export async function cancelJob(ctx: ServiceContext, scope: Scope, id: string): 
     if (!stoppedHere && ctx.db.kind === 'postgres') await ctx.db.query("SELECT pg_notify('quantum_jobs_cancel', $1)", [id]);
   }
   runner?.announce(done.job);
-  await runFinishedHandlers(ctx, done.job);
+  await runFinishedHandlers(ctx, runner?.finished ?? null, done.job);
   return { outcome: 'cancelled', job: done.job, previous: done.previous };
 }
 

@@ -26,30 +26,12 @@ import {
   type QuantumJob,
   type Scope,
 } from './records.ts';
-import type { CircuitTask, Stage, TaskResult } from './task.ts';
+import { FinishedHandlers, runFinishedHandlers } from './finished.ts';
+import type { CircuitTask, JobInput, Stage, TaskResult } from './task.ts';
+
+export type { JobInput } from './task.ts';
 
 const IN_WORK_SQL = `('validating', 'optimizing', 'running')`;
-
-/** What every job's input holds for the runner; services add their own fields beside `task`. */
-export interface JobInput {
-  task: CircuitTask;
-  [field: string]: unknown;
-}
-
-export type FinishedHandler = (ctx: ServiceContext, job: QuantumJob<JobInput>) => Promise<void> | void;
-
-/** Per service: what happens when one of its jobs reaches completed, failed or cancelled. */
-export const finishedHandlers = new Map<string, FinishedHandler[]>();
-
-export async function runFinishedHandlers(ctx: ServiceContext, job: QuantumJob<JobInput>): Promise<void> {
-  for (const handler of finishedHandlers.get(job.service) ?? []) {
-    try {
-      await handler(ctx, job);
-    } catch (err) {
-      process.emitWarning(`quantum job ${job.id}: finished handler failed: ${(err as Error).message}`);
-    }
-  }
-}
 
 interface Active {
   job: QuantumJob<JobInput>;
@@ -129,6 +111,8 @@ export class QuantumRunner {
   /** Seats promised to submissions whose insert claims the job (see reserve). */
   private reserved = 0;
   private readonly recent = new Map<string, Recent>();
+  /** What the end of a job of this store calls for, per service (finished.ts). */
+  readonly finished = new FinishedHandlers();
 
   constructor(
     readonly ctx: ServiceContext,
@@ -366,7 +350,7 @@ export class QuantumRunner {
       if (finished) {
         if (result && finished.status === 'completed') this.remember(finished, result);
         this.announce(finished);
-        await runFinishedHandlers(this.ctx, finished);
+        await runFinishedHandlers(this.ctx, this.finished, finished);
       }
     } catch (err) {
       if (!this.stopped) process.emitWarning(`quantum job ${a.job.id}: could not record its end: ${(err as Error).message}`);
@@ -389,7 +373,7 @@ export class QuantumRunner {
     }).catch(() => null);
     if (finished) {
       this.announce(finished);
-      await runFinishedHandlers(this.ctx, finished);
+      await runFinishedHandlers(this.ctx, this.finished, finished);
     }
   }
 

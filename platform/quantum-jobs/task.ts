@@ -28,6 +28,12 @@ export interface Limits {
   maxDepth?: number;
 }
 
+/** What every job's input holds for the runner; services add their own fields beside `task`. */
+export interface JobInput {
+  task: CircuitTask;
+  [field: string]: unknown;
+}
+
 export interface CircuitTask {
   qasm: string;
   /** A catalog backend id. */

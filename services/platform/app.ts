@@ -5,7 +5,7 @@
  */
 import { createServiceApp, type ServiceApp } from '../../platform/http/app.ts';
 import { startLeaderLoop } from '../../platform/cluster/loop.ts';
-import { onJobFinished, startQuantumWorkers } from '../../platform/quantum-jobs/index.ts';
+import { startQuantumWorkers } from '../../platform/quantum-jobs/index.ts';
 import type { ServiceContext } from '../../platform/service.ts';
 import { platformAuth, rateLimit, ratePerMinute } from './auth.ts';
 import { ComputeRunner } from './compute.ts';
@@ -20,8 +20,6 @@ import { registerJobs } from './routes/jobs.ts';
 import { registerSubmit } from './routes/submit.ts';
 import { registerUsage } from './routes/usage.ts';
 import { PlatformJobOut } from './views.ts';
-
-let handlerWired = false;
 
 function computeSlots(): number {
   const raw = process.env.LATTICE_PLATFORM_COMPUTE_SLOTS;
@@ -50,10 +48,7 @@ export async function buildPlatform(ctx: ServiceContext, options: { prefix: stri
   for (const s of [PlatformErrorBody, PlatformJobOut]) app.addSchema(s);
 
   const workers = await startQuantumWorkers(ctx);
-  if (!handlerWired) {
-    handlerWired = true;
-    onJobFinished(SERVICE, (jobCtx, job) => onCircuitFinished(jobCtx, job));
-  }
+  workers.onJobFinished(SERVICE, (_jobCtx, job) => onCircuitFinished(ctx, job));
   const compute = new ComputeRunner(ctx, slots);
   await repairPlatform(ctx, true);
   compute.start();

@@ -1,7 +1,7 @@
 /** Builds the qcos app: routes, the job workers, and webhooks for job.completed / job.failed. */
 import { createServiceApp, type ServiceApp } from '../../platform/http/app.ts';
 import { startLeaderLoop } from '../../platform/cluster/loop.ts';
-import { onJobFinished, startQuantumWorkers } from '../../platform/quantum-jobs/index.ts';
+import { startQuantumWorkers } from '../../platform/quantum-jobs/index.ts';
 import type { ServiceContext } from '../../platform/service.ts';
 import { emitEvent, startWebhookDelivery } from '../../platform/webhooks/index.ts';
 import { pruneMinuteCounters, qcosAuth } from './auth.ts';
@@ -18,8 +18,6 @@ import { registerOptimize } from './routes/optimize.ts';
 import { registerPage } from './routes/page.ts';
 import { registerSimulate } from './routes/simulate.ts';
 import { registerWebhooks } from './routes/webhooks.ts';
-
-let webhooksWired = false;
 
 export async function buildQcos(ctx: ServiceContext, options: { prefix: string }): Promise<ServiceApp> {
   const app = await createServiceApp({
@@ -41,20 +39,17 @@ export async function buildQcos(ctx: ServiceContext, options: { prefix: string }
 
   const workers = await startQuantumWorkers(ctx);
   await startWebhookDelivery(ctx);
-  if (!webhooksWired) {
-    webhooksWired = true;
-    // job.completed / job.failed of circuit jobs (not of optimize or simulate calls, which answer at once).
-    onJobFinished('qcos', async (jobCtx, job) => {
-      if (job.kind !== 'run' || job.status === 'cancelled') return;
-      await emitEvent(jobCtx, {
-        service: 'qcos',
-        accountId: job.accountId,
-        event: `job.${job.status}`,
-        data: { job_id: job.id, status: job.status, backend: job.backend },
-        createdAt: job.finishedAt ?? undefined,
-      });
+  // job.completed / job.failed of circuit jobs (not of optimize or simulate calls, which answer at once).
+  workers.onJobFinished('qcos', async (_jobCtx, job) => {
+    if (job.kind !== 'run' || job.status === 'cancelled') return;
+    await emitEvent(ctx, {
+      service: 'qcos',
+      accountId: job.accountId,
+      event: `job.${job.status}`,
+      data: { job_id: job.id, status: job.status, backend: job.backend },
+      createdAt: job.finishedAt ?? undefined,
     });
-  }
+  });
   // One process of the cluster prunes old minute counters.
   const prune = await startLeaderLoop(ctx.db, 'qcos-prune-counters', 10 * 60_000, () => pruneMinuteCounters(ctx), app.log);
   app.addHook('onClose', async () => {

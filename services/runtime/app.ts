@@ -1,11 +1,11 @@
 /** Builds the runtime app: routes, the job workers, the end-of-run handler and the repair at start. */
 import { createServiceApp, type ServiceApp } from '../../platform/http/app.ts';
-import { onJobFinished, startQuantumWorkers } from '../../platform/quantum-jobs/index.ts';
+import { startQuantumWorkers } from '../../platform/quantum-jobs/index.ts';
 import type { ServiceContext } from '../../platform/service.ts';
-import type { Database } from '../../platform/storage/database.ts';
 import { runtimeAuth } from './auth.ts';
 import { formatRuntimeError, RuntimeError } from './errors.ts';
 import { RuntimeLifecycle, SERVICE } from './lifecycle.ts';
+import { RUNTIME_KEY_PREFIX } from './plans.ts';
 import { resumeRuntime } from './recovery.ts';
 import { registerApprove } from './routes/approve.ts';
 import { registerArtifacts } from './routes/artifacts.ts';
@@ -15,12 +15,6 @@ import { registerHealth } from './routes/health.ts';
 import { registerJobs } from './routes/jobs.ts';
 import { registerSubmit } from './routes/submit.ts';
 import { JobOut, SubmitOut } from './views.ts';
-import { RUNTIME_KEY_PREFIX } from './service.ts';
-
-// One lifecycle per store: the end-of-run handler is registered once per process and finds
-// the lifecycle of the store the finished job belongs to.
-const lifecycles = new Map<Database, RuntimeLifecycle>();
-let handlerWired = false;
 
 export async function buildRuntime(ctx: ServiceContext, options: { prefix: string }): Promise<ServiceApp> {
   const app = await createServiceApp({
@@ -42,18 +36,10 @@ export async function buildRuntime(ctx: ServiceContext, options: { prefix: strin
 
   const workers = await startQuantumWorkers(ctx);
   const jobs = new RuntimeLifecycle(ctx);
-  lifecycles.set(ctx.db, jobs);
-  if (!handlerWired) {
-    handlerWired = true;
-    onJobFinished(SERVICE, async (jobCtx, job) => {
-      await lifecycles.get(jobCtx.db)?.finished(job);
-    });
-  }
+  // The end of a run on this store settles its hold and seals its evidence; release() unwires it.
+  workers.onJobFinished(SERVICE, (_jobCtx, job) => jobs.finished(job));
   await resumeRuntime(ctx, jobs);
-  app.addHook('onClose', async () => {
-    if (lifecycles.get(ctx.db) === jobs) lifecycles.delete(ctx.db);
-    await workers.release();
-  });
+  app.addHook('onClose', () => workers.release());
 
   const deps: RuntimeDeps = { ctx, auth: runtimeAuth(ctx), jobs };
   await app.register(

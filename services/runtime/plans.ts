@@ -4,6 +4,9 @@
  */
 import type { PlanInfo } from '../../platform/service.ts';
 
+/** Prefix of the runtime's API keys (`qrt_...`). */
+export const RUNTIME_KEY_PREFIX = 'qrt';
+
 export const RUNTIME_PLANS: readonly PlanInfo[] = [{ name: 'standard' }];
 
 /** The first is the role of a key created without `--role`. */

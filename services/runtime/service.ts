@@ -6,9 +6,7 @@
  */
 import type { ServiceDefinition } from '../../platform/service.ts';
 import { runtimeMigrations } from './migrations.ts';
-import { RUNTIME_PLANS, RUNTIME_ROLES } from './plans.ts';
-
-export const RUNTIME_KEY_PREFIX = 'qrt';
+import { RUNTIME_KEY_PREFIX, RUNTIME_PLANS, RUNTIME_ROLES } from './plans.ts';
 
 export const runtimeService: ServiceDefinition = {
   id: 'runtime',

@@ -6,9 +6,8 @@
 import { extendHold, repairHolds } from '../../platform/billing/index.ts';
 import { createServiceApp, type ServiceApp } from '../../platform/http/app.ts';
 import { startLeaderLoop } from '../../platform/cluster/loop.ts';
-import { onJobFinished, startQuantumWorkers } from '../../platform/quantum-jobs/index.ts';
+import { startQuantumWorkers } from '../../platform/quantum-jobs/index.ts';
 import type { ServiceContext } from '../../platform/service.ts';
-import type { Database } from '../../platform/storage/database.ts';
 import { startWebhookDelivery } from '../../platform/webhooks/index.ts';
 import { buildAdapters } from './adapters/index.ts';
 import { suppliersAuth } from './auth.ts';
@@ -31,10 +30,6 @@ import { registerSuppliersStatus } from './routes/suppliers-status.ts';
 import { registerValidate } from './routes/validate.ts';
 import { registerWebhooks } from './routes/webhooks.ts';
 import { jobByQuantumId, jobById, staleRemoteJobs, touchJob } from './store.ts';
-
-/** The apps on each store, for the job system's end-of-job handler (registered once per process). */
-const depsByStore = new Map<Database, Deps[]>();
-let finishWired = false;
 
 export async function buildSuppliers(ctx: ServiceContext, options: { prefix: string }, config: SuppliersConfig = loadSuppliersConfig()): Promise<ServiceApp> {
   const app = await createServiceApp({
@@ -75,15 +70,11 @@ export async function buildSuppliers(ctx: ServiceContext, options: { prefix: str
   const workers = await startQuantumWorkers(ctx);
   await startWebhookDelivery(ctx);
   const deps: Deps = { ctx, config, adapters: buildAdapters(ctx, config), owner: ownerName(), auth: suppliersAuth(ctx) };
-  depsByStore.set(ctx.db, [...(depsByStore.get(ctx.db) ?? []), deps]);
-  if (!finishWired) {
-    finishWired = true;
-    onJobFinished(SERVICE, async (jobCtx, q) => {
-      const d = depsByStore.get(jobCtx.db)?.at(-1);
-      const job = d && (await jobByQuantumId(jobCtx.db, q.id));
-      if (d && job) await refresh(d, job);
-    });
-  }
+  // The end of an emulated job on this store settles it with this app's adapters; release() unwires it.
+  workers.onJobFinished(SERVICE, async (_jobCtx, q) => {
+    const job = await jobByQuantumId(ctx.db, q.id);
+    if (job) await refresh(deps, job);
+  });
 
   // Holds of a previous process: settled or released by what their job became.
   await repairHolds(ctx.db, {
@@ -117,9 +108,6 @@ export async function buildSuppliers(ctx: ServiceContext, options: { prefix: str
   );
   app.addHook('onClose', async () => {
     await poller.stop();
-    const left = (depsByStore.get(ctx.db) ?? []).filter((x) => x !== deps);
-    if (left.length) depsByStore.set(ctx.db, left);
-    else depsByStore.delete(ctx.db);
     await workers.release();
   });
 

@@ -8,6 +8,7 @@ import type { ServiceContext } from '../../platform/service.ts';
 import { ScenarioControl } from './control.ts';
 import { formatNavError, navError, NavError } from './errors.ts';
 import { NavEvidence } from './evidence.ts';
+import { NAV_KEY_PREFIX } from './ids.ts';
 import { limiterFor } from '../../platform/limits/windows.ts';
 import { rateLimitHook } from './limits.ts';
 import { advertisedAddress, LeaderForwarder } from './follower.ts';
@@ -21,7 +22,6 @@ import { registerPage } from './routes/page.ts';
 import { registerPosition } from './routes/position.ts';
 import { registerSpoofing } from './routes/spoofing.ts';
 import { registerTiming } from './routes/timing.ts';
-import { NAV_KEY_PREFIX } from './service.ts';
 import type { NavSettings } from './settings.ts';
 
 export async function buildNavApp(ctx: ServiceContext, options: { prefix: string }, settings: NavSettings): Promise<ServiceApp> {

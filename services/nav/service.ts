@@ -6,10 +6,9 @@
  * This descriptor stays light; `build` loads the engine and routes.
  */
 import type { ServiceDefinition } from '../../platform/service.ts';
+import { NAV_KEY_PREFIX } from './ids.ts';
 import { navMigrations } from './migrations.ts';
 import type { NavSettings } from './settings.ts';
-
-export const NAV_KEY_PREFIX = 'nav';
 
 /** The service with settings (tests and benchmarks); the default reads the environment at start. */
 export function createNavService(overrides: Partial<NavSettings> = {}): ServiceDefinition {

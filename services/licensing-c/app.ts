@@ -19,7 +19,9 @@ import { registerSdk } from './routes/sdk.ts';
 import { registerStats } from './routes/stats.ts';
 import { registerValidate } from './routes/validate.ts';
 import { loadSignatureSecret } from '../../platform/licenses/signature-secret.ts';
+import { LicenseRows } from '../../platform/licenses/license-rows.ts';
 import { VerifiedSignatures } from '../../platform/licenses/verified-signatures.ts';
+import { LICENSE_ROWS_TOPIC, findLicense } from './store.ts';
 
 export async function build(ctx: ServiceContext, options: { prefix: string }): Promise<ServiceApp> {
   const app = await createServiceApp({
@@ -43,12 +45,16 @@ export async function build(ctx: ServiceContext, options: { prefix: string }): P
   // Probe once at start so the first /health answers from a real run.
   await probe.available();
   const secret = await loadSignatureSecret(ctx.db, 'licensing_c_secrets');
+  const licenseRows = new LicenseRows(LICENSE_ROWS_TOPIC, (key) => findLicense(ctx.db, key));
+  await licenseRows.start(ctx.db);
+  app.addHook('onClose', async () => licenseRows.stop());
   const deps: CDeps = {
     ctx,
     prefix: options.prefix,
     secret,
     signatures: new VerifiedSignatures(secret),
     probe,
+    licenseRows,
     bearerAuth: requireKey({
       db: ctx.db,
       service: 'licensing-c',

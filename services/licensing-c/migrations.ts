@@ -1,5 +1,7 @@
 /** Schema of variant C: licenses with their quantum-derived signatures, and the signature secret. */
+import { rowChangeTrigger } from '../../platform/licenses/license-rows.ts';
 import type { Migration } from '../../platform/storage/migrate.ts';
+import { LICENSE_ROWS_TOPIC } from './store.ts';
 
 export const licensingCMigrations: Migration[] = [
   {
@@ -28,5 +30,11 @@ CREATE TABLE licensing_c_secrets (
   created_at timestamptz NOT NULL DEFAULT now()
 );
 `,
+  },
+  {
+    // Every change of a license row is announced, so that the rows validation keeps in memory
+    // (platform/licenses/license-rows.ts) are dropped in every process.
+    id: 'licensing-c/0002_row_notices',
+    sql: rowChangeTrigger('licensing_c_licenses', LICENSE_ROWS_TOPIC),
   },
 ];

@@ -49,6 +49,9 @@ export async function insertLicense(tx: Sql, row: CLicenseRow): Promise<void> {
   );
 }
 
+/** The change-notice topic of license rows (raised by a trigger on every UPDATE and DELETE). */
+export const LICENSE_ROWS_TOPIC = 'licensing-c-license';
+
 export async function findLicense(db: Sql, licenseKey: string): Promise<CLicenseRow | null> {
   const [row] = await db.query('SELECT * FROM licensing_c_licenses WHERE license_key = $1', [licenseKey]);
   return row ? toRow(row) : null;

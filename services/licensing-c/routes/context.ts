@@ -2,7 +2,9 @@
 import type { preHandlerAsyncHookHandler } from 'fastify';
 import type { ServiceContext } from '../../../platform/service.ts';
 import type { QuantumProbe } from '../../../engines/crypto/quantum-probe.ts';
+import type { LicenseRows } from '../../../platform/licenses/license-rows.ts';
 import type { VerifiedSignatures } from '../../../platform/licenses/verified-signatures.ts';
+import type { CLicenseRow } from '../store.ts';
 
 export interface CDeps {
   ctx: ServiceContext;
@@ -10,6 +12,8 @@ export interface CDeps {
   /** The secret's verified signatures, remembered (platform/licenses/verified-signatures.ts). */
   signatures: VerifiedSignatures;
   probe: QuantumProbe;
+  /** License rows by key, kept for validation and dropped on every change (platform/licenses/license-rows.ts). */
+  licenseRows: LicenseRows<CLicenseRow>;
   /** `Authorization: Bearer <key>` with the plan's request rate. */
   bearerAuth: preHandlerAsyncHookHandler;
   prefix: string;

@@ -1,7 +1,8 @@
 /**
  * POST /api/v1/licenses/validate — checks a license key (no API key needed) by re-deriving its
  * quantum signature on the simulator (once per license: platform/licenses/verified-signatures.ts)
- * and comparing in constant time; revocation and expiry are read from the row on every request. Invalid licenses answer
+ * and comparing in constant time; expiry is decided from the row on every request, a row kept in
+ * memory until it changes (platform/licenses/license-rows.ts). Invalid licenses answer
  * 200 with `valid: false`, `quantum_verified: false` and the reason in `message`.
  */
 import { countLicenseValidation, resultOf } from '../../../platform/observability/families.ts';
@@ -9,7 +10,7 @@ import { Type } from 'typebox';
 import type { ServiceApp } from '../../../platform/http/app.ts';
 import { CDetailError } from '../errors.ts';
 import { isoSeconds, normalizeLicenseKey } from '../format.ts';
-import { findLicense, signedFields } from '../store.ts';
+import { signedFields } from '../store.ts';
 import { TAG, type CDeps } from './context.ts';
 import { Metadata } from './generate.ts';
 
@@ -53,7 +54,7 @@ export function registerValidate(app: ServiceApp, deps: CDeps): void {
         return { valid: false, quantum_verified: false, message };
       };
       const key = normalizeLicenseKey(req.body.license_key);
-      const row = key ? await findLicense(deps.ctx.db, key) : null;
+      const row = key ? await deps.licenseRows.get(key) : null;
       if (!row) return invalid(C_MESSAGES.notFound);
       // Re-derived once per license and remembered (the inputs are the row's own).
       if (!(await deps.signatures.verify(signedFields(row), row.quantum_signature))) return invalid(C_MESSAGES.mismatch);

@@ -1,5 +1,7 @@
 /** Schema of variant B: license keys with their quantum-derived signatures, and the signing secret. */
+import { rowChangeTrigger } from '../../../platform/licenses/license-rows.ts';
 import type { Migration } from '../../../platform/storage/migrate.ts';
+import { LICENSE_ROWS_TOPIC } from './store.ts';
 
 export const variantBMigrations: Migration[] = [
   {
@@ -34,5 +36,11 @@ CREATE TABLE licensing_b_secrets (
   created_at timestamptz NOT NULL DEFAULT now()
 );
 `,
+  },
+  {
+    // Every change of a license row is announced, so that the rows validation keeps in memory
+    // (platform/licenses/license-rows.ts) are dropped in every process.
+    id: 'licensing/0102_variant_b_row_notices',
+    sql: rowChangeTrigger('licensing_b_licenses', LICENSE_ROWS_TOPIC),
   },
 ];

@@ -78,6 +78,15 @@ export async function insertLicense(tx: Sql, l: NewLicense): Promise<LicenseRow>
   return toRow(row!);
 }
 
+/** The change-notice topic of license rows (raised by a trigger on every UPDATE and DELETE). */
+export const LICENSE_ROWS_TOPIC = 'licensing-b-license';
+
+/** The license with this key, of any account (license keys are unique). */
+export async function licenseByKey(db: Sql, licenseKey: string): Promise<LicenseRow | null> {
+  const [row] = await db.query(`SELECT ${COLUMNS} FROM licensing_b_licenses WHERE license_key = $1`, [licenseKey]);
+  return row ? toRow(row) : null;
+}
+
 /** The account's license with this key; another account's key is not found, like an unknown one. */
 export async function findLicense(db: Sql, accountId: string, licenseKey: string): Promise<LicenseRow | null> {
   const [row] = await db.query(`SELECT ${COLUMNS} FROM licensing_b_licenses WHERE license_key = $1 AND account_id = $2`, [

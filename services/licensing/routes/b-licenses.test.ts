@@ -1,6 +1,8 @@
 /** Variant B license keys end to end: generate, validate, detail, list, revoke, revocation list. */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { nextNotice } from '../../../platform/licenses/testing.ts';
+import { LICENSE_ROWS_TOPIC } from '../keys/store.ts';
 import { startB, type BTest } from './b-testing.ts';
 
 let b: BTest;
@@ -181,6 +183,30 @@ describe('revoke and the revocation list', () => {
     assert.equal((await b.as(key, `/api/v1/licenses/${gen.body.license_key}/revoke`, { body: {} })).status, 200);
     const after = await b.as(key, '/api/v1/licenses/validate', { body });
     assert.deepEqual([after.body.valid, after.body.message], [false, 'License revoked']);
+  });
+
+  test('a validated license revoked outside the service (SQL by hand) is refused on the next request', async () => {
+    const gen = await b.generate(key, { end_customer_id: 'rev-by-hand' });
+    const body = { license_key: gen.body.license_key, end_customer_id: 'rev-by-hand' };
+    for (let i = 0; i < 2; i++) assert.equal((await b.as(key, '/api/v1/licenses/validate', { body })).body.valid, true);
+    // The trigger's change notice is what drops the kept row here (no route ran): wait until the server heard it.
+    const notice = await nextNotice(b.svc.db, LICENSE_ROWS_TOPIC, gen.body.license_key);
+    await b.svc.db.query(`UPDATE licensing_b_licenses SET revoked_at = now() WHERE license_key = $1`, [gen.body.license_key]);
+    await notice.heard;
+    const after = await b.as(key, '/api/v1/licenses/validate', { body });
+    assert.deepEqual([after.body.valid, after.body.message], [false, 'License revoked']);
+  });
+
+  test('a validated license deleted from the database is not found on the next request', async () => {
+    const owner = await b.svc.newKey({ plan: 'Startup' });
+    const gen = await b.generate(owner.key, { end_customer_id: 'gone' });
+    const body = { license_key: gen.body.license_key, end_customer_id: 'gone' };
+    assert.equal((await b.as(owner.key, '/api/v1/licenses/validate', { body })).body.valid, true);
+    const notice = await nextNotice(b.svc.db, LICENSE_ROWS_TOPIC, gen.body.license_key);
+    await b.svc.db.query(`DELETE FROM licensing_b_licenses WHERE account_id = $1`, [owner.accountId]);
+    await notice.heard;
+    const after = await b.as(owner.key, '/api/v1/licenses/validate', { body });
+    assert.deepEqual([after.body.valid, after.body.message], [false, 'License not found or does not match end-customer ID']);
   });
 
   test('revoke works without a body and without a reason', async () => {

@@ -38,9 +38,10 @@ export function registerRevoke(app: ServiceApp, deps: VariantBDeps): void {
       const key = normalizeLicenseKey(req.params.license_key);
       if (!key) throw licenseNotFound();
       const reason = req.body?.reason ?? null;
-      const outcome = await deps.ctx.db.transaction((tx) =>
-        revokeLicense(tx, identityOf(req).accountId, key, reason, deps.ctx.now()),
-      );
+      // The trigger's notice drops the row everywhere; here at once, not waiting for it to come back.
+      const outcome = await deps.ctx.db
+        .transaction((tx) => revokeLicense(tx, identityOf(req).accountId, key, reason, deps.ctx.now()))
+        .finally(() => deps.licenseRows.drop(key));
       if (outcome === 'missing') throw licenseNotFound();
       if (outcome === 'already') throw new ApiError(400, 'already_revoked', 'License already revoked');
       return {

@@ -4,7 +4,9 @@ import type { LicensingDeps } from '../deps.ts';
 import { ensureDefaultKmsKeys } from '../kms/kms.ts';
 import { QuantumProbe } from '../../../engines/crypto/quantum-probe.ts';
 import { loadSignatureSecret } from '../../../platform/licenses/signature-secret.ts';
+import { LicenseRows } from '../../../platform/licenses/license-rows.ts';
 import { VerifiedSignatures } from '../../../platform/licenses/verified-signatures.ts';
+import { LICENSE_ROWS_TOPIC, licenseByKey } from '../keys/store.ts';
 import type { VariantBDeps } from './b-context.ts';
 import { registerCustomer } from './b-customer.ts';
 import { registerDetail } from './b-detail.ts';
@@ -27,7 +29,10 @@ export async function registerVariantB(app: ServiceApp, deps: LicensingDeps, pre
   // Probe once at start so the first /health answers from a real run.
   await probe.available();
   const secret = await loadSignatureSecret(deps.ctx.db, 'licensing_b_secrets');
-  const b: VariantBDeps = { ...deps, secret, signatures: new VerifiedSignatures(secret), probe };
+  const licenseRows = new LicenseRows(LICENSE_ROWS_TOPIC, (key) => licenseByKey(deps.ctx.db, key));
+  await licenseRows.start(deps.ctx.db);
+  app.addHook('onClose', async () => licenseRows.stop());
+  const b: VariantBDeps = { ...deps, secret, signatures: new VerifiedSignatures(secret), probe, licenseRows };
   registerRoot(app, prefix);
   registerHealth(app, b);
   registerPlans(app);

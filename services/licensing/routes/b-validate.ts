@@ -1,7 +1,8 @@
 /**
  * POST /api/v1/licenses/validate — checks a key against its end customer by re-deriving the
  * quantum signature (a simulator run, once per license: platform/licenses/verified-signatures.ts)
- * and comparing in constant time; revocation and expiry are read from the row on every request.
+ * and comparing in constant time; revocation and expiry are decided from the row on every
+ * request, a row kept in memory until it changes (platform/licenses/license-rows.ts).
  * A license that is not valid is still a 200 with `valid: false` and the reason in `message`.
  */
 import { countLicenseValidation, resultOf } from '../../../platform/observability/families.ts';
@@ -10,7 +11,7 @@ import { identityOf } from '../../../platform/http/auth.ts';
 import type { ServiceApp } from '../../../platform/http/app.ts';
 import { DetailError } from '../errors.ts';
 import { normalizeLicenseKey } from '../keys/format.ts';
-import { findLicense, signedFields, statusOf } from '../keys/store.ts';
+import { signedFields, statusOf } from '../keys/store.ts';
 import { TAG_B, apiKeySecurity, type VariantBDeps } from './b-context.ts';
 
 export const VALIDATE_MESSAGES = {
@@ -53,8 +54,9 @@ export function registerValidate(app: ServiceApp, deps: VariantBDeps): void {
         return { valid, end_customer_id, quantum_verified: quantumVerified, message };
       };
       const key = normalizeLicenseKey(req.body.license_key);
-      const row = key ? await findLicense(deps.ctx.db, identityOf(req).accountId, key) : null;
-      if (!row || row.end_customer_id !== end_customer_id) return answer(false, false, VALIDATE_MESSAGES.notFound);
+      const row = key ? await deps.licenseRows.get(key) : null;
+      // Another account's key reads as not found, like an unknown one.
+      if (!row || row.account_id !== identityOf(req).accountId || row.end_customer_id !== end_customer_id) return answer(false, false, VALIDATE_MESSAGES.notFound);
 
       // Re-derived once per license and remembered (the inputs are the row's own).
       if (!(await deps.signatures.verify(signedFields(row), row.quantum_signature))) return answer(false, false, VALIDATE_MESSAGES.mismatch);

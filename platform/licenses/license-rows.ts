@@ -1,0 +1,97 @@
+/**
+ * License rows of variants B and C (platform/licenses, as the two services share it) kept in
+ * memory by license key, so that validating a license costs no database round trip.
+ *
+ * What it keeps: up to `capacity` rows (10,000 by default) that were found, each for at most
+ * `ttlMs` (5 s); a key that is not found is asked for again on every request.
+ * What drops an entry:
+ *  - a change notice (platform/storage/changes.ts) on the table's topic, raised by a trigger on
+ *    every UPDATE and DELETE of the row (`rowChangeTrigger`), whoever makes it: a route, a
+ *    command through the embedded store's socket, SQL by hand, an account's deletion cascading.
+ *    On PostgreSQL it reaches every server of the cluster; the embedded store delivers it before
+ *    the changing statement returns;
+ *  - `drop(key)`, which the process making a change calls as soon as it is committed, so that
+ *    its own next request does not wait for the notice to come back from PostgreSQL;
+ *  - its age, for a notice lost while a listening connection was being replaced.
+ * A generation counter, raised on every drop, keeps a look-up that raced with a change from
+ * storing the row as it was before.
+ */
+import { CHANGES_CHANNEL, onChange } from '../storage/changes.ts';
+import type { Database } from '../storage/database.ts';
+
+export interface LicenseRowsOptions {
+  ttlMs?: number;
+  capacity?: number;
+}
+
+export class LicenseRows<Row> {
+  private readonly rows = new Map<string, { row: Row; at: number }>();
+  private generation = 0;
+  private stopListening: (() => void) | null = null;
+  private readonly ttlMs: number;
+  private readonly capacity: number;
+
+  /**
+   * @param topic the change-notice topic of the table (the trigger's `topic`)
+   * @param load reads the row of a license key, or null when there is none
+   */
+  constructor(
+    private readonly topic: string,
+    private readonly load: (key: string) => Promise<Row | null>,
+    options: LicenseRowsOptions = {},
+  ) {
+    this.ttlMs = options.ttlMs ?? 5_000;
+    this.capacity = options.capacity ?? 10_000;
+  }
+
+  /** Starts hearing the table's change notices on `db`. */
+  async start(db: Database): Promise<void> {
+    this.stopListening ??= await onChange(db, this.topic, (key) => this.drop(key));
+  }
+
+  stop(): void {
+    this.stopListening?.();
+    this.stopListening = null;
+    this.rows.clear();
+  }
+
+  /** Forgets the row of `key` (after a change to it). */
+  drop(key: string): void {
+    this.generation++;
+    this.rows.delete(key);
+  }
+
+  /** The row of `key`, from memory when it is there and young enough, else from the database. */
+  async get(key: string): Promise<Row | null> {
+    const hit = this.rows.get(key);
+    if (hit && performance.now() - hit.at < this.ttlMs) return hit.row;
+    const generation = this.generation;
+    const row = await this.load(key);
+    // Not listening (stopped) means no notice would drop it: keep nothing then.
+    if (row && generation === this.generation && this.stopListening) {
+      if (this.rows.size >= this.capacity && !this.rows.has(key)) this.rows.delete(this.rows.keys().next().value!);
+      this.rows.set(key, { row, at: performance.now() });
+    } else if (!row) {
+      this.rows.delete(key);
+    }
+    return row;
+  }
+}
+
+/**
+ * SQL of a trigger that announces every UPDATE and DELETE of a row of `table` as the change
+ * `topic:<license_key>` (the notice LicenseRows listens to), for a migration.
+ */
+export function rowChangeTrigger(table: string, topic: string): string {
+  return `
+CREATE FUNCTION ${table}_changed() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  PERFORM pg_notify('${CHANGES_CHANNEL}', '${topic}:' || OLD.license_key);
+  RETURN NULL;
+END
+$$;
+--;
+CREATE TRIGGER ${table}_changed AFTER UPDATE OR DELETE ON ${table}
+  FOR EACH ROW EXECUTE FUNCTION ${table}_changed();
+`;
+}

@@ -1,0 +1,19 @@
+/** For tests of the license-row caches: waits for a change notice the way a listening server hears it. */
+import { onChange } from '../storage/changes.ts';
+import type { Database } from '../storage/database.ts';
+
+/**
+ * Listens for the next change notice of `id` on `topic`; `heard` resolves once it came, after
+ * every listener registered before this one (a server's cache) has run. Wrapped in an object
+ * because an async function would adopt the promise and wait for the notice itself.
+ */
+export async function nextNotice(db: Database, topic: string, id: string): Promise<{ heard: Promise<void> }> {
+  let resolve!: () => void;
+  const heard = new Promise<void>((r) => (resolve = r));
+  const stop = await onChange(db, topic, (changed) => {
+    if (changed !== id) return;
+    stop();
+    resolve();
+  });
+  return { heard };
+}

@@ -55,6 +55,7 @@ export function register(program: Command): void {
     .option('--memory', 'print every shot')
     .option('--statevector', 'print the final statevector (statevector method)')
     .option('--max-bond <n>', 'MPS bond dimension cap', '256')
+    .option('--precision <p>', 'statevector amplitudes: double (complex128) | single (complex64: half the memory, faster on large circuits)', 'double')
     .option('--input <name=value>', 'value of an OpenQASM 3 input, e.g. theta=pi/4 (repeat for several)', collect)
     .option('--json', 'print JSON')
     .action(async (file: string, o: Record<string, string | boolean | undefined>) => {
@@ -64,6 +65,8 @@ export function register(program: Command): void {
       const seed = intOption('seed', o.seed as string | undefined);
       const method = o.method as string;
       if (!METHODS.includes(method)) throw new Error(`--method must be one of ${METHODS.join(', ')}, got '${method}'`);
+      const precision = o.precision as string;
+      if (precision !== 'double' && precision !== 'single') throw new Error(`--precision must be double or single, got '${precision}'`);
       let noise;
       if (o.noise) {
         noise = getBackend(o.noise as string);
@@ -81,6 +84,7 @@ export function register(program: Command): void {
         statevector: Boolean(o.statevector),
         noise,
         maxBond: intOption('max-bond', o.maxBond as string),
+        precision,
       });
       const out: Record<string, unknown> = {
         num_qubits: r.numQubits,

@@ -1,20 +1,24 @@
 /**
  * Statevector benchmark: our simulator against the npm package `quantum-circuit` on GHZ, QFT
  * and layered random circuits (ratio of times); the native kernels against our JavaScript
- * kernels; GHZ, QFT and random circuits at 20 to 26 qubits against this machine's
- * memory-bandwidth bound (one full read and write of the state per gate, measured here) and
- * beside the qsim and QuEST times the issue reports for this machine; a 30-qubit run with its
- * memory check; and 10^6 shots sampled from a 20-qubit state. Every figure of ours is
- * measured in this run.
+ * kernels; random and QFT circuits at 20 to 28 qubits in double and single precision against
+ * this machine's memory-bandwidth bound, and beside qsim itself when LATTICE_QSIM_BIN names a
+ * built `qsim_base` (run interleaved with ours, same gates in the same order, amplitudes
+ * checked); a 30-qubit run with its memory check; and 10^6 shots sampled from a 20-qubit
+ * state. Every figure is measured in this run.
  */
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { availableParallelism, loadavg } from 'node:os';
+import { availableParallelism, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { Circuit } from '../../engines/quantum/circuit.ts';
 import { ghzCircuit, qftCircuit, randomLayeredCircuit } from '../../engines/quantum/circuits.ts';
 import { densityDistribution, getBackend, memoryRequiredBytes, run as runCircuit, simulateStatevector, toNoiseModel } from '../../engines/quantum/index.ts';
 import { densityMatrixJs } from '../../engines/quantum/density/simulate.ts';
 import { nativeStatevector } from '../../engines/quantum/native/index.ts';
-import { runNative } from '../../engines/quantum/statevector/native.ts';
+import { releaseNative, runNative, simulationThreads, viewAsDouble } from '../../engines/quantum/statevector/native.ts';
+import type { Precision } from '../../engines/quantum/statevector/state.ts';
 import { unitaryJs } from '../../engines/quantum/statevector/simulate.ts';
 import { memoryLimitBytes } from '../../engines/quantum/statevector/state.ts';
 import { closeWorkerPool } from '../../engines/quantum/statevector/parallel.ts';
@@ -74,9 +78,9 @@ function maxDiff(ours: Float64Array, theirs: Record<string, { re: number; im: nu
   return d;
 }
 
-/** Seconds for one full read and write of a complex128 state of n qubits (best of 3). */
-function bandwidthPass(n: number): number {
-  const st = new Float64Array(2 * 2 ** n);
+/** Seconds for one full read and write of a complex128 (or complex64) state of n qubits (best of 3). */
+function bandwidthPass(n: number, precision: Precision = 'double'): number {
+  const st = precision === 'single' ? new Float32Array(2 * 2 ** n) : new Float64Array(2 * 2 ** n);
   st.fill(1e-3);
   let best = Infinity;
   for (let r = 0; r < 3; r++) {
@@ -126,7 +130,7 @@ export async function run(): Promise<void> {
     for (const [name, c] of [['ghz', ghzCircuit(20)], ['qft', qftCircuit(20)], ['random-d20', randomLayeredCircuit(20, 20, 7)]] as const) {
       let nat: Float64Array = new Float64Array(0);
       let js: Float64Array = new Float64Array(0);
-      const tn = Math.min(time(() => (nat = runNative(c.ops, 20)!.view!)), time(() => (nat = runNative(c.ops, 20)!.view!)));
+      const tn = Math.min(time(() => (nat = viewAsDouble(runNative(c.ops, 20)!)!)), time(() => (nat = viewAsDouble(runNative(c.ops, 20)!)!)));
       const tj = time(() => (js = unitaryJs(20, c.ops)));
       let d = 0;
       for (let i = 0; i < js.length; i++) d = Math.max(d, Math.abs(js[i]! - nat[i]!));
@@ -134,23 +138,8 @@ export async function run(): Promise<void> {
     }
   }
 
-  console.log('\nstatevector vs the memory-bandwidth bound (bound = gates x one full read+write of the state, measured here)');
-  console.log('and beside the times the issue reports for qsim (C++, float32, AVX, 2 threads) and QuEST on this machine (not re-measured here)');
-  console.log('circuit       qubits  gates   wall (s)  cpu (s)  pass (s)  bound (s)  wall/bound   qsim (s)  ours/qsim  QuEST (s)  QuEST/ours');
-  const reported: Record<string, [number, number]> = { 'random-d20 20': [0.033, 0.62], 'random-d20 24': [0.76, 23.6], 'random-d20 26': [3.5, 78.5], 'qft 24': [1.2, 5.2] };
-  for (const n of [20, 24, 26]) {
-    const pass = bandwidthPass(n);
-    for (const [name, c] of [['ghz', ghzCircuit(n)], ['qft', qftCircuit(n)], ['random-d20', randomLayeredCircuit(n, 20, 7)]] as const) {
-      // Best of two: the first run of a size also pays for the operating system's first touch of the memory.
-      const a = timeCpu(() => simulateStatevector(c));
-      const b = n <= 24 ? timeCpu(() => simulateStatevector(c)) : a;
-      const ours = a.wall <= b.wall ? a : b;
-      const bound = c.ops.length * pass;
-      const ref = reported[`${name} ${n}`];
-      const refCols = ref ? `   ${f(ref[0], 3).padStart(7)}  ${f(ours.wall / ref[0], 2).padStart(9)}  ${f(ref[1], 2).padStart(9)}  ${f(ref[1] / ours.wall, 1).padStart(10)}` : '';
-      console.log(`${name.padEnd(13)} ${String(n).padStart(6)}  ${String(c.ops.length).padStart(5)}   ${f(ours.wall, 2).padStart(8)}  ${f(ours.cpu, 2).padStart(7)}  ${f(pass, 4).padStart(8)}  ${f(bound, 2).padStart(9)}  ${f(ours.wall / bound, 2).padStart(10)}${refCols}`);
-    }
-  }
+  if (native) versusQsim();
+  else console.log('\nno native kernels: the precision and qsim comparison is skipped');
 
   if (native) {
     console.log('\nnoisy simulation with lattice_falcon_27 calibration, random depth-5 circuits (seconds)');
@@ -196,4 +185,140 @@ export async function run(): Promise<void> {
   });
   console.log(`simulate ${f(simOnly.wall)} s wall / ${f(simOnly.cpu)} s cpu; simulate + 10^6 shots ${f(total.wall)} s / ${f(total.cpu)} s; sampling alone ${f(total.wall - simOnly.wall)} s wall / ${f(total.cpu - simOnly.cpu)} s cpu; ${distinct} distinct outcomes`);
   await closeWorkerPool();
+}
+
+/**
+ * A circuit in qsim's text format, and the global phase qsim's gates leave out: each u3(θ, φ,
+ * λ) is rz(λ), ry(θ), rz(φ) there (qsim has no u3), which is u3 times e^{-i(φ+λ)/2}. Gates
+ * keep their order; each layer's rotations take three time steps and its CX the fourth.
+ */
+function toQsim(c: Circuit): { text: string; phase: number } {
+  const lines = [String(c.numQubits)];
+  let phase = 0;
+  let t = 0;
+  let afterTwo = false;
+  for (const op of c.ops) {
+    if (op.kind !== 'gate') continue;
+    const [q0, q1] = op.qubits;
+    if (op.name === 'u3') {
+      if (afterTwo) t += 4;
+      afterTwo = false;
+      const [theta, phi, lambda] = op.params as [number, number, number];
+      lines.push(`${t} rz ${q0} ${lambda}`, `${t + 1} ry ${q0} ${theta}`, `${t + 2} rz ${q0} ${phi}`);
+      phase += (phi + lambda) / 2;
+    } else if (op.name === 'h') {
+      // QFT: one gate per time step, in order.
+      lines.push(`${++t} h ${q0}`);
+    } else if (op.name === 'cp') {
+      lines.push(`${++t} cp ${q0} ${q1} ${op.params[0]}`);
+    } else if (op.name === 'swap') {
+      lines.push(`${++t} sw ${q0} ${q1}`);
+    } else if (op.name === 'cx') {
+      lines.push(`${t + 3} cx ${q0} ${q1}`);
+      afterTwo = true;
+    } else throw new Error(`no qsim form for ${op.name}`);
+  }
+  return { text: lines.join('\n') + '\n', phase };
+}
+
+interface QsimRun {
+  seconds: number;
+  /** The first eight amplitudes, as qsim prints them (8 significant digits). */
+  amps: Array<[number, number]>;
+}
+
+/** qsim_base on a circuit file: its own simulation time (gates only, after fusion) and first amplitudes. */
+function runQsim(bin: string, file: string, threads: number, fuse: number): QsimRun {
+  const out = execFileSync(bin, ['-c', file, '-t', String(threads), '-f', String(fuse), '-v', '2'], { encoding: 'utf8' });
+  const grab = (re: RegExp): number => Number(re.exec(out)?.[1] ?? NaN);
+  const seconds = grab(/simu time is ([\d.e+-]+)/) + grab(/fuse time is ([\d.e+-]+)/);
+  const amps = [...out.matchAll(/^[01]+:\s+(\S+)\s+(\S+)\s+\S+$/gm)].map((m) => [Number(m[1]), Number(m[2])] as [number, number]);
+  return { seconds, amps };
+}
+
+/**
+ * Random depth-20 (u3 + CX layers) and QFT circuits, 20 to 28 qubits: our native kernels in
+ * double and in single precision, and qsim (complex64, AVX and OpenMP as built) when
+ * LATTICE_QSIM_BIN names its `qsim_base`, run one after the other in each round so that all
+ * three see the same load. Ours: planning, allocation and the run. qsim's: fusion and the run
+ * (its state is allocated before its clock starts). The bound: one full read and write of the
+ * state per gate (the cost of simulating gate by gate), measured here per precision.
+ */
+export function versusQsim(): void {
+  const bin = process.env.LATTICE_QSIM_BIN;
+  const qsim = bin && existsSync(bin) ? bin : null;
+  const fuse = Number(process.env.LATTICE_QSIM_FUSE ?? 4);
+  const threads = simulationThreads();
+  const sizes = (process.env.LATTICE_BENCH_SIM_SIZES ?? '20,24,26,28').split(',').map(Number);
+  const dir = mkdtempSync(join(tmpdir(), 'lattice-qsim-'));
+  // Issue 23's figures: double against qsim on this machine when idle, before single precision existed.
+  const before: Record<string, number> = { 'random-d20 20': 5.45, 'random-d20 24': 2.13, 'random-d20 26': 1.81, 'qft 24': 1.0 };
+  console.log(`\ndouble and single precision vs the memory-bandwidth bound${qsim ? ` and qsim (${qsim}, -f ${fuse})` : ' (set LATTICE_QSIM_BIN to a built qsim_base for the qsim column)'}; ${threads} threads, best of the rounds`);
+  console.log('bound = gates x one full read+write of the state in that precision; Δ = max |amp - qsim amp| over the first 8 amplitudes (qsim prints 8 digits)');
+  console.log('circuit     qubits gates passes  double (s) /bound  single (s) /bound  qsim (s)  double/qsim  single/qsim  before  max|single-double|  Δ qsim');
+  try {
+    for (const n of sizes) {
+      const need = 16 * 2 ** n + (qsim ? 8 * 2 ** n : 0);
+      if (need > memoryLimitBytes() * 0.6) {
+        console.log(`${n} qubits: skipped (needs ${(need / 2 ** 30).toFixed(1)} GiB for both states)`);
+        continue;
+      }
+      const passD = bandwidthPass(n, 'double');
+      const passS = bandwidthPass(n, 'single');
+      const rounds = n <= 24 ? 3 : n <= 26 ? 2 : 1;
+      for (const [name, c] of [['random-d20', randomLayeredCircuit(n, 20, 7)], ['qft', qftCircuit(n)]] as const) {
+        const q = qsim ? toQsim(c) : null;
+        const file = join(dir, `${name}-${n}.qsim`);
+        if (q) writeFileSync(file, q.text);
+        let td = Infinity;
+        let ts = Infinity;
+        let tq = Infinity;
+        let passes = 0;
+        let dsd = 0;
+        let dq = NaN;
+        for (let r = 0; r < rounds; r++) {
+          const t0 = performance.now();
+          const d = runNative(c.ops, n)!;
+          td = Math.min(td, (performance.now() - t0) / 1000);
+          const t1 = performance.now();
+          const s = runNative(c.ops, n, { precision: 'single' })!;
+          ts = Math.min(ts, (performance.now() - t1) / 1000);
+          passes = s.passes;
+          if (r === 0 && d.view && s.view) {
+            for (let i = 0; i < d.view.length; i++) dsd = Math.max(dsd, Math.abs(d.view[i]! - s.view[i]!));
+          }
+          if (q) {
+            const out = runQsim(qsim!, file, threads, fuse);
+            tq = Math.min(tq, out.seconds);
+            if (r === 0 && d.view) dq = phaseDiff(d.view, out.amps, q.phase);
+          }
+          releaseNative(d);
+          releaseNative(s);
+        }
+        const ref = before[`${name} ${n}`];
+        const cols = [
+          name.padEnd(11), String(n).padStart(6), String(c.ops.length).padStart(5), String(passes).padStart(6),
+          f(td, 3).padStart(11), f(td / (c.ops.length * passD), 2).padStart(6),
+          f(ts, 3).padStart(11), f(ts / (c.ops.length * passS), 2).padStart(6),
+          (q ? f(tq, 3) : '-').padStart(9), (q ? f(td / tq, 2) : '-').padStart(12), (q ? f(ts / tq, 2) : '-').padStart(12),
+          (ref ? f(ref, 2) : '-').padStart(7), dsd.toExponential(1).padStart(19), (q ? dq.toExponential(1) : '-').padStart(7),
+        ];
+        console.log(cols.join(' '));
+      }
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  console.log(`load average after: ${loadavg().map((x) => x.toFixed(1)).join(' ')} on ${availableParallelism()} cores`);
+}
+
+/** Largest difference between our first amplitudes and qsim's, once qsim's left-out global phase is put back. */
+function phaseDiff(ours: Float64Array | Float32Array, amps: Array<[number, number]>, phase: number): number {
+  const c = Math.cos(phase);
+  const s = Math.sin(phase);
+  let d = 0;
+  amps.forEach(([re, im], i) => {
+    d = Math.max(d, Math.abs(ours[2 * i]! - (re * c - im * s)), Math.abs(ours[2 * i + 1]! - (re * s + im * c)));
+  });
+  return amps.length === 0 ? NaN : d;
 }

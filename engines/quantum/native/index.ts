@@ -6,12 +6,12 @@ import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 
-/** An n-qubit state: a Float64Array up to 28 qubits, an opaque native handle above. */
-export type NativeState = Float64Array | object;
+/** An n-qubit state: a Float64Array (complex128) or Float32Array (complex64) up to 28 qubits, an opaque native handle above. */
+export type NativeState = Float64Array | Float32Array | object;
 
 export interface NativeStatevector {
-  /** |0...0> of 29 to 34 qubits in native memory. */
-  allocState(n: number): object;
+  /** |0...0> of 29 to 34 qubits in native memory; complex64 when `single`. */
+  allocState(n: number, single?: boolean): object;
   /** Return a native state's memory now (later use throws). */
   freeState(state: object): void;
   /** `fromZero`: the state is |0...0> (chunks that must still be zero are skipped). */

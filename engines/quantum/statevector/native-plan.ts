@@ -18,8 +18,10 @@ const OP_INTS = 6 + MAX_K;
 
 /** 2^15 amplitudes in split re/im form are 512 KiB: the chunk stays in a core's 1 MiB L2. */
 export const DEFAULT_LOCAL_QUBITS = 15;
-/** Local bits kept for idle qubits: gate loops then run over at least 2^3 contiguous amplitudes (one AVX-512 vector). */
+/** Local bits kept for idle qubits: gate loops then run over at least 2^3 contiguous amplitudes (one AVX-512 vector of doubles). */
 const IDLE_LOCAL_QUBITS = 3;
+/** In single precision an AVX-512 vector holds 2^4 numbers. */
+export const IDLE_LOCAL_QUBITS_SINGLE = 4;
 
 export interface NativeProgram {
   ints: Int32Array;
@@ -50,10 +52,10 @@ interface PlannedPass {
 }
 
 /** Greedy passes: take every op whose wires are free and whose targets fit in the pass. */
-function planPasses(ops: POp[], n: number, localQubits: number): PlannedPass[] | null {
+function planPasses(ops: POp[], n: number, localQubits: number, idleBits: number): PlannedPass[] | null {
   const a = Math.min(n, localQubits);
   // Leave the lowest local bits to idle qubits so that gate loops run over contiguous data.
-  const capBase = n > a && a >= 8 ? a - IDLE_LOCAL_QUBITS : a;
+  const capBase = n > a && a >= 8 ? a - idleBits : a;
   let remaining = ops;
   const passes: PlannedPass[] = [];
   while (remaining.length > 0) {
@@ -102,10 +104,10 @@ function planPasses(ops: POp[], n: number, localQubits: number): PlannedPass[] |
  * The native program for unitary ops on n qubits, or null when an op is wider than a pass can
  * hold (the JavaScript kernels then run the circuit).
  */
-export function planNative(opsIn: Operation[], n: number, localQubits = DEFAULT_LOCAL_QUBITS): NativeProgram | null {
+export function planNative(opsIn: Operation[], n: number, localQubits = DEFAULT_LOCAL_QUBITS, idleBits = IDLE_LOCAL_QUBITS): NativeProgram | null {
   const ops = fuseForNative(opsIn);
   for (const op of ops) if (op.k === 'dense' && op.targets.length > MAX_K) return null;
-  const passes = n === 0 ? [] : planPasses(ops, n, localQubits);
+  const passes = n === 0 ? [] : planPasses(ops, n, localQubits, idleBits);
   if (!passes) return null;
   const ints: number[] = [passes.length];
   const reals: number[] = [];

@@ -65,7 +65,7 @@ function mixedCircuit(n: number, gates: number, seed: number): Circuit {
   return c;
 }
 
-function maxDiff(a: Float64Array, b: Float64Array): number {
+function maxDiff(a: ArrayLike<number>, b: ArrayLike<number>): number {
   let d = 0;
   for (let i = 0; i < a.length; i++) d = Math.max(d, Math.abs(a[i]! - b[i]!));
   return d;

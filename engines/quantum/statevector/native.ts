@@ -8,8 +8,10 @@ import { availableParallelism } from 'node:os';
 import type { Operation } from '../circuit.ts';
 import { MAX_VIEW_QUBITS, nativeStatevector, type NativeState } from '../native/index.ts';
 import { type Rng, shuffleInPlace, sortedUniforms } from '../sampling.ts';
-import { DEFAULT_LOCAL_QUBITS, planNative } from './native-plan.ts';
-import { checkStatevectorSize } from './state.ts';
+import { DEFAULT_LOCAL_QUBITS, IDLE_LOCAL_QUBITS_SINGLE, planNative } from './native-plan.ts';
+import { checkStatevectorSize, type Precision } from './state.ts';
+
+export type { Precision } from './state.ts';
 
 /** Below this size the JavaScript kernels are as fast, and they stay in everyday use. */
 export const NATIVE_MIN_QUBITS = 10;
@@ -18,8 +20,9 @@ export interface NativeRun {
   n: number;
   state: NativeState;
   /** The amplitudes (interleaved re/im), when the state is small enough for JavaScript. */
-  view: Float64Array | null;
+  view: Float64Array | Float32Array | null;
   passes: number;
+  precision: Precision;
 }
 
 export function simulationThreads(): number {
@@ -33,28 +36,43 @@ export interface NativeOptions {
   force?: boolean;
   /** Active qubits per pass (tests use small values to exercise many passes). */
   localQubits?: number;
+  /** 'single': complex64 amplitudes (a Float32Array view). Default 'double'. */
+  precision?: Precision;
 }
 
 /** Runs unitary ops from |0...0> natively; null when the kernels are not built or not suited. */
 export function runNative(ops: Operation[], n: number, o: NativeOptions = {}): NativeRun | null {
   const native = nativeStatevector();
   if (!native || (!o.force && n < NATIVE_MIN_QUBITS)) return null;
-  const program = planNative(ops, n, o.localQubits ?? DEFAULT_LOCAL_QUBITS);
+  const precision = o.precision ?? 'double';
+  const single = precision === 'single';
+  const program = planNative(ops, n, o.localQubits ?? localQubitsFor(precision), single ? IDLE_LOCAL_QUBITS_SINGLE : undefined);
   if (!program) return null;
-  checkStatevectorSize(n);
-  let view: Float64Array | null = null;
+  checkStatevectorSize(n, 1, precision);
+  let view: Float64Array | Float32Array | null = null;
   if (n <= MAX_VIEW_QUBITS) {
-    view = new Float64Array(2 * 2 ** n);
+    view = single ? new Float32Array(2 * 2 ** n) : new Float64Array(2 * 2 ** n);
     view[0] = 1;
   }
-  const state = view ?? native.allocState(n);
+  const state = view ?? native.allocState(n, single);
   try {
     native.run(state, n, program.ints, program.reals, simulationThreads(), true);
   } catch (err) {
     if (!view) native.freeState(state);
     throw err;
   }
-  return { n, state, view, passes: program.passes };
+  return { n, state, view, passes: program.passes, precision };
+}
+
+/** Active qubits per pass: the chunk (2^a amplitudes, split re/im) takes 512 KiB in either precision, half a core's L2. */
+export function localQubitsFor(precision: Precision): number {
+  return precision === 'single' ? DEFAULT_LOCAL_QUBITS + 1 : DEFAULT_LOCAL_QUBITS;
+}
+
+/** The amplitudes of a run as complex128 (a complex64 view is widened, exactly). */
+export function viewAsDouble(r: NativeRun): Float64Array | null {
+  if (!r.view) return null;
+  return r.view instanceof Float64Array ? r.view : Float64Array.from(r.view);
 }
 
 /** Returns the memory of a state held natively (above 28 qubits) once it is no longer needed. */

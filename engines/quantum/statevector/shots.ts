@@ -11,7 +11,7 @@ import { Rng, bitKey, keyMaker, sampleFromState, shuffleInPlace, tally } from '.
 import { applyMatrix, applyPauliX } from './direct.ts';
 import { compile } from './fusion.ts';
 import { runSteps } from './parallel.ts';
-import { applyOp, zeroState } from './state.ts';
+import { applyOp, type Precision, zeroState } from './state.ts';
 import { splitTerminal, unitaryJs } from './simulate.ts';
 import { NATIVE_MIN_QUBITS, type NativeRun, runNative, sampleNative } from './native.ts';
 import { nativeTrajectories } from './trajectories-native.ts';
@@ -25,7 +25,10 @@ export interface ShotResult {
   keys?: string[];
   /** The final state when it is the same for every shot (no mid-circuit collapse, no noise). */
   state?: Float64Array;
-  /** That state in native memory, when it is too large for a Float64Array (the caller releases it). */
+  /**
+   * That state in native memory, when it is too large for a Float64Array or is held in single
+   * precision (the caller releases it).
+   */
   native?: NativeRun;
 }
 
@@ -75,12 +78,15 @@ export function outcomeKey(i: number, measures: Array<{ qubit: number; clbit: nu
   return bitKey(bits);
 }
 
-/** Sample `shots` shots of circuit `c`; per-shot keys only when `memory` is set. */
-export function sampleShots(c: Circuit, shots: number, rng: Rng, noise?: NoiseModel, memory = false): ShotResult {
+/**
+ * Sample `shots` shots of circuit `c`; per-shot keys only when `memory` is set. `precision`
+ * applies to circuits whose measurements are all terminal, without noise (one final state).
+ */
+export function sampleShots(c: Circuit, shots: number, rng: Rng, noise?: NoiseModel, memory = false, precision: Precision = 'double'): ShotResult {
   const split = splitTerminal(c);
   if (!noise && split) {
-    const nat = runNative(split.unitary, c.numQubits);
-    const st = nat ? nat.view : unitaryJs(c.numQubits, split.unitary);
+    const nat = runNative(split.unitary, c.numQubits, { precision });
+    const st = nat ? (nat.view instanceof Float64Array ? nat.view : null) : unitaryJs(c.numQubits, split.unitary);
     const idx = nat ? sampleNative(nat, shots, rng) : sampleFromState(st!, shots, rng);
     // Count basis states first; only distinct outcomes become bit strings.
     const counts: Record<string, number> = {};

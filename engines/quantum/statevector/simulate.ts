@@ -2,8 +2,8 @@
 import type { Circuit, Operation } from '../circuit.ts';
 import { compile } from './fusion.ts';
 import { runSteps } from './parallel.ts';
-import { runNative } from './native.ts';
-import { applyGlobalPhase, checkStatevectorSize, zeroState } from './state.ts';
+import { runNative, viewAsDouble } from './native.ts';
+import { applyGlobalPhase, checkStatevectorSize, type Precision, zeroState } from './state.ts';
 import { MAX_VIEW_QUBITS } from '../native/index.ts';
 
 /**
@@ -28,6 +28,14 @@ export function splitTerminal(c: Circuit): { unitary: Operation[]; measures: Arr
   return { unitary, measures };
 }
 
+export interface SimulateOptions {
+  /**
+   * 'single' runs the native kernels on complex64 amplitudes (half the memory traffic); the
+   * result is still returned as a Float64Array. Default 'double'.
+   */
+  precision?: Precision;
+}
+
 /**
  * Simulate a circuit's unitary part from |0...0> and return the statevector (interleaved re/im,
  * qubit 0 least significant). Terminal measurements are ignored.
@@ -36,14 +44,16 @@ export function splitTerminal(c: Circuit): { unitary: Operation[]; measures: Arr
  * const sv = simulateStatevector(parseQasm('OPENQASM 3; qubit[2] q; h q[0]; cx q[0], q[1];'));
  * // sv = [0.7071, 0, 0, 0, 0, 0, 0.7071, 0]
  */
-export function simulateStatevector(c: Circuit): Float64Array {
+export function simulateStatevector(c: Circuit, opts: SimulateOptions = {}): Float64Array {
   const split = splitTerminal(c);
   if (!split) throw new Error('the circuit has mid-circuit measurement, reset or conditions: use run() to sample it');
-  checkStatevectorSize(c.numQubits);
+  const precision = opts.precision ?? 'double';
+  checkStatevectorSize(c.numQubits, 1, precision);
   if (c.numQubits > MAX_VIEW_QUBITS) {
     throw new Error(`a statevector of ${c.numQubits} qubits cannot be returned (at most ${MAX_VIEW_QUBITS}); sample it with run() instead`);
   }
-  const st = runNative(split.unitary, c.numQubits)?.view ?? unitaryJs(c.numQubits, split.unitary);
+  const nat = runNative(split.unitary, c.numQubits, { precision });
+  const st = (nat && viewAsDouble(nat)) ?? unitaryJs(c.numQubits, split.unitary);
   applyGlobalPhase(st, c.globalPhase);
   return st;
 }

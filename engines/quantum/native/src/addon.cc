@@ -1,7 +1,8 @@
 // Node-API surface of the native statevector: run a compiled program on a state, sample from
-// it, and read marginal probabilities. States of up to 28 qubits are Float64Arrays that
-// JavaScript allocates and the garbage collector owns; larger ones (JavaScript arrays stop at
-// 4 GiB) are allocated here, stay opaque, and are freed explicitly when a run is done.
+// it, and read marginal probabilities. A state is complex128 (a Float64Array) or complex64 (a
+// Float32Array, single precision). States of up to 28 qubits are typed arrays that JavaScript
+// allocates and the garbage collector owns; larger ones (JavaScript arrays stop at 4 GiB) are
+// allocated here, stay opaque, and are freed explicitly when a run is done.
 #define NAPI_VERSION 8
 #include <node_api.h>
 #include <sys/mman.h>
@@ -18,9 +19,10 @@ namespace {
 using namespace lattice;
 
 struct State {
-  double* data;
+  void* data;
   size_t bytes;
   std::atomic<int> refs;
+  bool single;  // complex64 amplitudes
 };
 
 void unref(State* s) {
@@ -69,8 +71,10 @@ double number(napi_env env, napi_value v) {
   return x;
 }
 
-// The bytes behind an ArrayBuffer, a typed array or an opaque state.
-void* bytesOf(napi_env env, napi_value v, size_t* length) {
+// The bytes behind an ArrayBuffer, a typed array or an opaque state; `single` (when asked)
+// tells whether it holds float32 numbers (a Float32Array or a complex64 native state).
+void* bytesOf(napi_env env, napi_value v, size_t* length, bool* single = nullptr) {
+  if (single) *single = false;
   bool is = false;
   void* data = nullptr;
   CHECK(napi_is_typedarray(env, v, &is));
@@ -79,8 +83,9 @@ void* bytesOf(napi_env env, napi_value v, size_t* length) {
     size_t len, offset;
     napi_value ab;
     CHECK(napi_get_typedarray_info(env, v, &type, &len, &data, &ab, &offset));
-    size_t width = type == napi_float64_array ? 8 : (type == napi_int32_array || type == napi_uint32_array) ? 4 : 1;
+    size_t width = type == napi_float64_array ? 8 : (type == napi_int32_array || type == napi_uint32_array || type == napi_float32_array) ? 4 : 1;
     *length = len * width;
+    if (single) *single = type == napi_float32_array;
     return data;
   }
   CHECK(napi_is_arraybuffer(env, v, &is));
@@ -95,17 +100,24 @@ void* bytesOf(napi_env env, napi_value v, size_t* length) {
     State* s = static_cast<State*>(data);
     if (!s->data) throw std::runtime_error("the state has been freed");
     *length = s->bytes;
+    if (single) *single = s->single;
     return s->data;
   }
   throw std::runtime_error("expected a state, an ArrayBuffer or a typed array");
 }
 
+struct Amplitudes {
+  void* data;
+  bool single;
+  size_t bytes;
+};
+
 // Returns the state's amplitudes after checking that they hold n qubits.
-double* stateOf(napi_env env, napi_value v, int n) {
-  size_t bytes = 0;
-  void* p = bytesOf(env, v, &bytes);
-  if (n < 0 || n > 34 || bytes != (size_t{16} << n)) throw std::runtime_error("the state does not hold that many qubits");
-  return static_cast<double*>(p);
+Amplitudes stateOf(napi_env env, napi_value v, int n) {
+  Amplitudes a{};
+  a.data = bytesOf(env, v, &a.bytes, &a.single);
+  if (n < 0 || n > 34 || a.bytes != ((a.single ? size_t{8} : size_t{16}) << n)) throw std::runtime_error("the state does not hold that many qubits");
+  return a;
 }
 
 template <typename F>
@@ -118,18 +130,22 @@ napi_value guarded(napi_env env, F&& f) {
   }
 }
 
-// A state of more than 28 qubits (JavaScript arrays stop at 4 GiB), in |0...0>.
+// A state of more than 28 qubits (JavaScript arrays stop at 4 GiB), in |0...0>; complex64
+// when the second argument is true.
 napi_value AllocState(napi_env env, napi_callback_info info) {
   return guarded(env, [&]() -> napi_value {
     Args a = args(env, info);
     const int n = int(number(env, a.v[0]));
-    if (n < 29 || n > 34) throw std::runtime_error("native states are for 29 to 34 qubits; smaller ones live in a Float64Array");
-    const size_t bytes = size_t{16} << n;
+    bool single = false;
+    if (a.n > 1) napi_get_value_bool(env, a.v[1], &single);
+    if (n < 29 || n > 34) throw std::runtime_error("native states are for 29 to 34 qubits; smaller ones live in a typed array");
+    const size_t bytes = (single ? size_t{8} : size_t{16}) << n;
     void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (p == MAP_FAILED) throw std::runtime_error("cannot allocate the statevector (" + std::to_string(bytes >> 20) + " MiB)");
     adviseLargePages(p, bytes);
-    State* s = new State{static_cast<double*>(p), bytes, {1}};
-    s->data[0] = 1;
+    State* s = new State{p, bytes, {1}, single};
+    if (single) static_cast<float*>(p)[0] = 1;
+    else static_cast<double*>(p)[0] = 1;
     int64_t total;
     napi_adjust_external_memory(env, int64_t(bytes), &total);
     napi_value out;
@@ -157,8 +173,8 @@ napi_value Run(napi_env env, napi_callback_info info) {
   return guarded(env, [&]() -> napi_value {
     Args a = args(env, info);
     const int n = int(number(env, a.v[1]));
-    double* st = stateOf(env, a.v[0], n);
-    adviseLargePages(st, size_t{16} << n);
+    const Amplitudes st = stateOf(env, a.v[0], n);
+    adviseLargePages(st.data, st.bytes);
     size_t intBytes, realBytes;
     const int32_t* ints = static_cast<const int32_t*>(bytesOf(env, a.v[2], &intBytes));
     const double* reals = static_cast<const double*>(bytesOf(env, a.v[3], &realBytes));
@@ -166,7 +182,8 @@ napi_value Run(napi_env env, napi_callback_info info) {
     bool fromZero = false;
     if (a.n > 5) napi_get_value_bool(env, a.v[5], &fromZero);
     const std::vector<Pass> passes = decodeProgram(ints, intBytes / 4, reals, realBytes / 8, n);
-    runProgram(st, n, passes, threads, fromZero);
+    if (st.single) runProgram(static_cast<float*>(st.data), n, passes, threads, fromZero);
+    else runProgram(static_cast<double*>(st.data), n, passes, threads, fromZero);
     return nullptr;
   });
 }
@@ -175,13 +192,14 @@ napi_value Sample(napi_env env, napi_callback_info info) {
   return guarded(env, [&]() -> napi_value {
     Args a = args(env, info);
     const int n = int(number(env, a.v[1]));
-    const double* st = stateOf(env, a.v[0], n);
+    const Amplitudes st = stateOf(env, a.v[0], n);
     size_t uBytes, outBytes;
     const double* u = static_cast<const double*>(bytesOf(env, a.v[2], &uBytes));
     const double total = number(env, a.v[3]);
     uint32_t* out = static_cast<uint32_t*>(bytesOf(env, a.v[4], &outBytes));
     if (outBytes / 4 != uBytes / 8) throw std::runtime_error("uniforms and output differ in length");
-    sampleSweep(st, uint64_t{1} << n, u, uint32_t(uBytes / 8), total, out);
+    if (st.single) sampleSweep(static_cast<const float*>(st.data), uint64_t{1} << n, u, uint32_t(uBytes / 8), total, out);
+    else sampleSweep(static_cast<const double*>(st.data), uint64_t{1} << n, u, uint32_t(uBytes / 8), total, out);
     return nullptr;
   });
 }
@@ -190,14 +208,15 @@ napi_value Marginal(napi_env env, napi_callback_info info) {
   return guarded(env, [&]() -> napi_value {
     Args a = args(env, info);
     const int n = int(number(env, a.v[1]));
-    const double* st = stateOf(env, a.v[0], n);
+    const Amplitudes st = stateOf(env, a.v[0], n);
     size_t qBytes, outBytes;
     const int* qubits = static_cast<const int*>(bytesOf(env, a.v[2], &qBytes));
     double* out = static_cast<double*>(bytesOf(env, a.v[3], &outBytes));
     const int m = int(qBytes / 4);
     if (m > 24 || outBytes != (size_t{8} << m)) throw std::runtime_error("bad marginal output size");
     for (int j = 0; j < m; j++) if (qubits[j] < 0 || qubits[j] >= n) throw std::runtime_error("bad marginal qubit");
-    marginal(st, uint64_t{1} << n, qubits, m, out);
+    if (st.single) marginal(static_cast<const float*>(st.data), uint64_t{1} << n, qubits, m, out);
+    else marginal(static_cast<const double*>(st.data), uint64_t{1} << n, qubits, m, out);
     return nullptr;
   });
 }

@@ -1,4 +1,5 @@
-// Kernels on a local buffer in split layout (re[] and im[] separately, 2^a entries each).
+// Kernels on a local buffer in split layout (re[] and im[] separately, 2^a entries each), in
+// double or single precision (R); an op's numbers are always double and are rounded to R once.
 //
 // Every kernel visits only the indices it changes: the touched bits (targets and local
 // controls) are fixed and the rest enumerated. Below the lowest touched bit the indices are
@@ -29,17 +30,18 @@ inline void forEachRun(int a, uint32_t touched, uint32_t value, F&& f) {
   }
 }
 
-inline void dense1(double* __restrict re, double* __restrict im, int a, const Op& op) {
+template <typename R>
+inline void dense1(R* __restrict re, R* __restrict im, int a, const Op& op) {
   const uint64_t s = uint64_t{1} << op.q0;
   const double* m = op.m;
-  const double ar = m[0], ai = m[1], br = m[2], bi = m[3], cr = m[4], ci = m[5], dr = m[6], di = m[7];
+  const R ar = R(m[0]), ai = R(m[1]), br = R(m[2]), bi = R(m[3]), cr = R(m[4]), ci = R(m[5]), dr = R(m[6]), di = R(m[7]);
   forEachRun(a, op.localMask | uint32_t(s), op.localMask, [&](uint64_t b, uint64_t run) {
-    double* __restrict r0 = re + b;
-    double* __restrict i0 = im + b;
-    double* __restrict r1 = re + b + s;
-    double* __restrict i1 = im + b + s;
+    R* __restrict r0 = re + b;
+    R* __restrict i0 = im + b;
+    R* __restrict r1 = re + b + s;
+    R* __restrict i1 = im + b + s;
     for (uint64_t j = 0; j < run; j++) {
-      const double xr = r0[j], xi = i0[j], yr = r1[j], yi = i1[j];
+      const R xr = r0[j], xi = i0[j], yr = r1[j], yi = i1[j];
       r0[j] = ar * xr - ai * xi + br * yr - bi * yi;
       i0[j] = ar * xi + ai * xr + br * yi + bi * yr;
       r1[j] = cr * xr - ci * xi + dr * yr - di * yi;
@@ -49,17 +51,18 @@ inline void dense1(double* __restrict re, double* __restrict im, int a, const Op
 }
 
 // One contiguous run of a 4x4: four input streams, four outputs, the matrix in registers.
-inline void dense2Run(double* __restrict r0, double* __restrict i0, double* __restrict r1, double* __restrict i1,
-                      double* __restrict r2, double* __restrict i2, double* __restrict r3, double* __restrict i3,
+template <typename R>
+inline void dense2Run(R* __restrict r0, R* __restrict i0, R* __restrict r1, R* __restrict i1,
+                      R* __restrict r2, R* __restrict i2, R* __restrict r3, R* __restrict i3,
                       const double* __restrict m, uint64_t run) {
-  const double a0r = m[0], a0i = m[1], a1r = m[2], a1i = m[3], a2r = m[4], a2i = m[5], a3r = m[6], a3i = m[7];
-  const double b0r = m[8], b0i = m[9], b1r = m[10], b1i = m[11], b2r = m[12], b2i = m[13], b3r = m[14], b3i = m[15];
-  const double c0r = m[16], c0i = m[17], c1r = m[18], c1i = m[19], c2r = m[20], c2i = m[21], c3r = m[22], c3i = m[23];
-  const double d0r = m[24], d0i = m[25], d1r = m[26], d1i = m[27], d2r = m[28], d2i = m[29], d3r = m[30], d3i = m[31];
+  const R a0r = R(m[0]), a0i = R(m[1]), a1r = R(m[2]), a1i = R(m[3]), a2r = R(m[4]), a2i = R(m[5]), a3r = R(m[6]), a3i = R(m[7]);
+  const R b0r = R(m[8]), b0i = R(m[9]), b1r = R(m[10]), b1i = R(m[11]), b2r = R(m[12]), b2i = R(m[13]), b3r = R(m[14]), b3i = R(m[15]);
+  const R c0r = R(m[16]), c0i = R(m[17]), c1r = R(m[18]), c1i = R(m[19]), c2r = R(m[20]), c2i = R(m[21]), c3r = R(m[22]), c3i = R(m[23]);
+  const R d0r = R(m[24]), d0i = R(m[25]), d1r = R(m[26]), d1i = R(m[27]), d2r = R(m[28]), d2i = R(m[29]), d3r = R(m[30]), d3i = R(m[31]);
 #pragma GCC ivdep
   for (uint64_t j = 0; j < run; j++) {
-    const double x0r = r0[j], x0i = i0[j], x1r = r1[j], x1i = i1[j];
-    const double x2r = r2[j], x2i = i2[j], x3r = r3[j], x3i = i3[j];
+    const R x0r = r0[j], x0i = i0[j], x1r = r1[j], x1i = i1[j];
+    const R x2r = r2[j], x2i = i2[j], x3r = r3[j], x3i = i3[j];
     r0[j] = a0r * x0r - a0i * x0i + a1r * x1r - a1i * x1i + a2r * x2r - a2i * x2i + a3r * x3r - a3i * x3i;
     i0[j] = a0r * x0i + a0i * x0r + a1r * x1i + a1i * x1r + a2r * x2i + a2i * x2r + a3r * x3i + a3i * x3r;
     r1[j] = b0r * x0r - b0i * x0i + b1r * x1r - b1i * x1i + b2r * x2r - b2i * x2i + b3r * x3r - b3i * x3i;
@@ -71,14 +74,16 @@ inline void dense2Run(double* __restrict r0, double* __restrict i0, double* __re
   }
 }
 
-inline void dense2(double* __restrict re, double* __restrict im, int a, const Op& op) {
+template <typename R>
+inline void dense2(R* __restrict re, R* __restrict im, int a, const Op& op) {
   const uint64_t s0 = uint64_t{1} << op.q0, s1 = uint64_t{1} << op.q1;
   forEachRun(a, op.localMask | uint32_t(s0 | s1), op.localMask, [&](uint64_t b, uint64_t run) {
-    dense2Run(re + b, im + b, re + b + s0, im + b + s0, re + b + s1, im + b + s1, re + b + s0 + s1, im + b + s0 + s1, op.m, run);
+    dense2Run<R>(re + b, im + b, re + b + s0, im + b + s0, re + b + s1, im + b + s1, re + b + s0 + s1, im + b + s0 + s1, op.m, run);
   });
 }
 
-inline void denseK(double* __restrict re, double* __restrict im, int a, const Op& op) {
+template <typename R>
+inline void denseK(R* __restrict re, R* __restrict im, int a, const Op& op) {
   const int k = op.k;
   const int dim = 1 << k;
   uint32_t touched = op.localMask;
@@ -89,8 +94,8 @@ inline void denseK(double* __restrict re, double* __restrict im, int a, const Op
     off[x] = o;
   }
   for (int j = 0; j < k; j++) touched |= 1u << op.qs[j];
-  constexpr int B = 8;
-  double xr[(1 << MAX_K) * B], xi[(1 << MAX_K) * B];
+  constexpr int B = 64 / sizeof(R);  // one cache line of each stream
+  R xr[(1 << MAX_K) * B], xi[(1 << MAX_K) * B];
   forEachRun(a, touched, op.localMask, [&](uint64_t b, uint64_t run) {
     for (uint64_t j0 = 0; j0 < run; j0 += B) {
       const int w = int(run - j0 < B ? run - j0 : B);
@@ -100,9 +105,9 @@ inline void denseK(double* __restrict re, double* __restrict im, int a, const Op
           xi[c * B + t] = im[b + off[c] + j0 + t];
         }
       for (int row = 0; row < dim; row++) {
-        double accr[B] = {0}, acci[B] = {0};
+        R accr[B] = {0}, acci[B] = {0};
         for (int c = 0; c < dim; c++) {
-          const double mr = op.m[2 * (row * dim + c)], mi = op.m[2 * (row * dim + c) + 1];
+          const R mr = R(op.m[2 * (row * dim + c)]), mi = R(op.m[2 * (row * dim + c) + 1]);
           for (int t = 0; t < B; t++) {
             accr[t] += mr * xr[c * B + t] - mi * xi[c * B + t];
             acci[t] += mr * xi[c * B + t] + mi * xr[c * B + t];
@@ -118,13 +123,15 @@ inline void denseK(double* __restrict re, double* __restrict im, int a, const Op
 }
 
 // Multiply by (c + is) every amplitude whose `touched` bits equal `value`.
-inline void scale(double* __restrict re, double* __restrict im, int a, uint32_t touched, uint32_t value, double c, double s) {
-  if (c == 1.0 && s == 0.0) return;
+template <typename R>
+inline void scale(R* __restrict re, R* __restrict im, int a, uint32_t touched, uint32_t value, double cd, double sd) {
+  if (cd == 1.0 && sd == 0.0) return;
+  const R c = R(cd), s = R(sd);
   forEachRun(a, touched, value, [&](uint64_t b, uint64_t run) {
-    double* __restrict r = re + b;
-    double* __restrict i = im + b;
+    R* __restrict r = re + b;
+    R* __restrict i = im + b;
     for (uint64_t j = 0; j < run; j++) {
-      const double xr = r[j], xi = i[j];
+      const R xr = r[j], xi = i[j];
       r[j] = c * xr - s * xi;
       i[j] = c * xi + s * xr;
     }
@@ -132,21 +139,23 @@ inline void scale(double* __restrict re, double* __restrict im, int a, uint32_t 
 }
 
 // diag(d0, d1) on local q0, on the amplitudes whose local controls are set.
-inline void diag1(double* __restrict re, double* __restrict im, int a, const Op& op) {
+template <typename R>
+inline void diag1(R* __restrict re, R* __restrict im, int a, const Op& op) {
   const uint32_t bit = 1u << op.q0;
   scale(re, im, a, op.localMask | bit, op.localMask, op.m[0], op.m[1]);
   scale(re, im, a, op.localMask | bit, op.localMask | bit, op.m[2], op.m[3]);
 }
 
 // Exchange the amplitudes at offsets `oa` and `ob` from every index whose `touched` bits equal `value`.
-inline void exchange(double* __restrict re, double* __restrict im, int a, uint32_t touched, uint32_t value, uint64_t oa, uint64_t ob) {
+template <typename R>
+inline void exchange(R* __restrict re, R* __restrict im, int a, uint32_t touched, uint32_t value, uint64_t oa, uint64_t ob) {
   forEachRun(a, touched, value, [&](uint64_t b, uint64_t run) {
-    double* __restrict r0 = re + b + oa;
-    double* __restrict i0 = im + b + oa;
-    double* __restrict r1 = re + b + ob;
-    double* __restrict i1 = im + b + ob;
+    R* __restrict r0 = re + b + oa;
+    R* __restrict i0 = im + b + oa;
+    R* __restrict r1 = re + b + ob;
+    R* __restrict i1 = im + b + ob;
     for (uint64_t j = 0; j < run; j++) {
-      const double xr = r0[j], xi = i0[j];
+      const R xr = r0[j], xi = i0[j];
       r0[j] = r1[j];
       i0[j] = i1[j];
       r1[j] = xr;
@@ -156,13 +165,15 @@ inline void exchange(double* __restrict re, double* __restrict im, int a, uint32
 }
 
 // Pauli X on local q0 (with controls): exchange the pairs that differ in q0.
-inline void pauliX(double* re, double* im, int a, const Op& op) {
+template <typename R>
+inline void pauliX(R* re, R* im, int a, const Op& op) {
   const uint64_t s = uint64_t{1} << op.q0;
   exchange(re, im, a, op.localMask | uint32_t(s), op.localMask, 0, s);
 }
 
 // Swap local q0 and q1 (with controls): exchange |..1..0..> and |..0..1..>.
-inline void swapBits(double* re, double* im, int a, const Op& op) {
+template <typename R>
+inline void swapBits(R* re, R* im, int a, const Op& op) {
   const uint64_t sa = uint64_t{1} << op.q0, sb = uint64_t{1} << op.q1;
   exchange(re, im, a, op.localMask | uint32_t(sa | sb), op.localMask, sa, sb);
 }

@@ -72,7 +72,8 @@ uint64_t chunkBase(uint64_t c, const std::vector<int>& bits) {
   return base;
 }
 
-void applyOps(double* re, double* im, const Pass& p, uint64_t base) {
+template <typename R>
+void applyOps(R* re, R* im, const Pass& p, uint64_t base) {
   for (const Op& op : p.ops) {
     if ((base & op.outerMask) != op.outerMask) continue;
     switch (op.type) {
@@ -92,12 +93,13 @@ void applyOps(double* re, double* im, const Pass& p, uint64_t base) {
   }
 }
 
-void gather(const double* __restrict s, const Layout& l, double* __restrict re, double* __restrict im) {
+template <typename R>
+void gather(const R* __restrict s, const Layout& l, R* __restrict re, R* __restrict im) {
   const uint64_t len = uint64_t{1} << l.run;
   for (size_t b = 0; b < l.goff.size(); b++) {
-    const double* __restrict src = s + 2 * l.goff[b];
-    double* __restrict r = re + l.lidx[b];
-    double* __restrict i = im + l.lidx[b];
+    const R* __restrict src = s + 2 * l.goff[b];
+    R* __restrict r = re + l.lidx[b];
+    R* __restrict i = im + l.lidx[b];
     for (uint64_t t = 0; t < len; t++) {
       r[t] = src[2 * t];
       i[t] = src[2 * t + 1];
@@ -105,12 +107,13 @@ void gather(const double* __restrict s, const Layout& l, double* __restrict re, 
   }
 }
 
-void scatter(double* __restrict s, const Layout& l, const double* __restrict re, const double* __restrict im) {
+template <typename R>
+void scatter(R* __restrict s, const Layout& l, const R* __restrict re, const R* __restrict im) {
   const uint64_t len = uint64_t{1} << l.run;
   for (size_t b = 0; b < l.goff.size(); b++) {
-    double* __restrict dst = s + 2 * l.goff[b];
-    const double* __restrict r = re + l.lidx[b];
-    const double* __restrict i = im + l.lidx[b];
+    R* __restrict dst = s + 2 * l.goff[b];
+    const R* __restrict r = re + l.lidx[b];
+    const R* __restrict i = im + l.lidx[b];
     for (uint64_t t = 0; t < len; t++) {
       dst[2 * t] = r[t];
       dst[2 * t + 1] = i[t];
@@ -119,15 +122,29 @@ void scatter(double* __restrict s, const Layout& l, const double* __restrict re,
 }
 
 // Chunks [from, to) of those enumerated by `live` (the inactive bits that may be nonzero).
-void runChunks(double* st, const Pass& p, const Layout& l, const std::vector<int>& live, uint64_t from, uint64_t to, double* re, double* im) {
+template <typename R>
+void runChunks(R* st, const Pass& p, const Layout& l, const std::vector<int>& live, uint64_t from, uint64_t to, R* re, R* im) {
   for (uint64_t c = from; c < to; c++) {
     const uint64_t base = chunkBase(c, live);
-    double* s = st + 2 * base;
+    R* s = st + 2 * base;
     gather(s, l, re, im);
     applyOps(re, im, p, base);
     scatter(s, l, re, im);
   }
 }
+
+// Buffers and tables outlive the call: fresh ones would fault in page by page on every run.
+// They are sized in doubles; a single-precision run uses the same bytes.
+std::mutex running;
+std::vector<Buffer> buffers;
+int bufferBits = 0;
+Layout layout;
+
+template <typename R>
+R* bufferAs(int j) { return reinterpret_cast<R*>(buffers[j].get()); }
+
+template <typename R>
+void runPasses(R* st, int n, const std::vector<Pass>& passes, int threads, bool fromZero);
 
 }  // namespace
 
@@ -190,15 +207,22 @@ std::vector<Pass> decodeProgram(const int32_t* ints, size_t nInts, const double*
 }
 
 void runProgram(double* st, int n, const std::vector<Pass>& passes, int threads, bool fromZero) {
+  runPasses(st, n, passes, threads, fromZero);
+}
+
+void runProgram(float* st, int n, const std::vector<Pass>& passes, int threads, bool fromZero) {
+  runPasses(st, n, passes, threads, fromZero);
+}
+
+namespace {
+
+template <typename R>
+void runPasses(R* st, int n, const std::vector<Pass>& passes, int threads, bool fromZero) {
   int maxA = 1;
   for (const Pass& p : passes) maxA = std::max(maxA, p.a);
   threads = std::max(1, threads);
-  // Buffers and tables outlive the call: fresh ones would fault in page by page on every run.
-  static std::mutex running;
-  static std::vector<Buffer> buffers;
-  static int bufferBits = 0;
-  static Layout l;
   std::lock_guard<std::mutex> hold(running);
+  Layout& l = layout;
   if (bufferBits < maxA) {
     buffers.clear();
     bufferBits = maxA;
@@ -217,15 +241,15 @@ void runProgram(double* st, int n, const std::vector<Pass>& passes, int threads,
     const int t = n < 18 ? 1 : int(std::min<uint64_t>(uint64_t(threads), chunks));
     while (int(buffers.size()) < 2 * t) buffers.push_back(allocBuffer(uint64_t{1} << bufferBits));
     if (t == 1) {
-      runChunks(st, p, l, live, 0, chunks, buffers[0].get(), buffers[1].get());
+      runChunks(st, p, l, live, 0, chunks, bufferAs<R>(0), bufferAs<R>(1));
     } else {
       std::vector<std::thread> pool;
       const uint64_t per = (chunks + t - 1) / t;
       for (int w = 1; w < t; w++) {
         const uint64_t from = std::min(chunks, w * per), to = std::min(chunks, (w + 1) * per);
-        pool.emplace_back(runChunks, st, std::cref(p), std::cref(l), std::cref(live), from, to, buffers[2 * w].get(), buffers[2 * w + 1].get());
+        pool.emplace_back(runChunks<R>, st, std::cref(p), std::cref(l), std::cref(live), from, to, bufferAs<R>(2 * w), bufferAs<R>(2 * w + 1));
       }
-      runChunks(st, p, l, live, 0, std::min(chunks, per), buffers[0].get(), buffers[1].get());
+      runChunks(st, p, l, live, 0, std::min(chunks, per), bufferAs<R>(0), bufferAs<R>(1));
       for (auto& th : pool) th.join();
     }
     for (int q : p.globalOf) support |= uint64_t{1} << q;
@@ -235,5 +259,7 @@ void runProgram(double* st, int n, const std::vector<Pass>& passes, int threads,
     }
   }
 }
+
+}  // namespace
 
 }  // namespace lattice

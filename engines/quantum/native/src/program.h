@@ -55,14 +55,19 @@ inline int realsOf(const Op& op) {
 // Parses and validates the encoded program against an n-qubit state.
 std::vector<Pass> decodeProgram(const int32_t* ints, size_t nInts, const double* reals, size_t nReals, int n);
 
-// Runs every pass over an n-qubit interleaved complex128 state with `threads` threads.
-// `fromZero`: the state is |0...0>, so chunks that must still be zero are skipped.
+// Runs every pass over an n-qubit interleaved complex128 (double) or complex64 (float) state
+// with `threads` threads. `fromZero`: the state is |0...0>, so chunks that must still be zero
+// are skipped.
 void runProgram(double* state, int n, const std::vector<Pass>& passes, int threads, bool fromZero);
+void runProgram(float* state, int n, const std::vector<Pass>& passes, int threads, bool fromZero);
 
-// Sampling sweep: the same arithmetic, in the same order, as sampleFromState in sampling.ts.
+// Sampling sweep: the same arithmetic, in the same order, as sampleFromState in sampling.ts
+// (a complex64 state's numbers are widened to double first).
 void sampleSweep(const double* state, uint64_t dim, const double* u, uint32_t shots, double total, uint32_t* out);
+void sampleSweep(const float* state, uint64_t dim, const double* u, uint32_t shots, double total, uint32_t* out);
 
 // Probabilities of the 2^m outcomes of `qubits` (bit j of the outcome = qubits[j]).
 void marginal(const double* state, uint64_t dim, const int* qubits, int m, double* out);
+void marginal(const float* state, uint64_t dim, const int* qubits, int m, double* out);
 
 }  // namespace lattice

@@ -126,13 +126,44 @@ export function minutes(ms: number): string {
 
 // ---------------------------------------------------------------- results
 
-/** Results whose JSON is larger than this are stored gzip-compressed. */
+/** Results whose JSON is larger than this are stored gzip-compressed, as written. */
 export const COMPRESS_ABOVE_BYTES = 64 * 1024;
 
+/**
+ * Results whose JSON is larger than this (and at most COMPRESS_ABOVE_BYTES) are stored
+ * gzip-compressed too, with their keys in the order jsonb keeps them: they read back exactly
+ * as from a jsonb column, without the embedded store parsing them into jsonb (12 ms for the
+ * 50 KB of a 20-qubit run's counts, against 1 ms for the compressed bytes).
+ */
+export const INLINE_MAX_BYTES = 8 * 1024;
+
+/**
+ * How a result is stored: `json` inline (null for a result stored as written, compressed),
+ * `gz` the compressed bytes. `json` is also what the row reads as, up to jsonb's key order.
+ */
 export function encodeResult(result: unknown): { json: string | null; gz: Buffer | null } {
   const json = JSON.stringify(result);
-  if (json.length <= COMPRESS_ABOVE_BYTES) return { json, gz: null };
+  if (json.length <= INLINE_MAX_BYTES) return { json, gz: null };
+  if (json.length <= COMPRESS_ABOVE_BYTES) return { json, gz: gzipSync(JSON.stringify(jsonbOrder(JSON.parse(json))), { level: 1 }) };
   return { json: null, gz: gzipSync(json, { level: 6 }) };
+}
+
+/** jsonb's order of object keys: shorter first, then by their UTF-8 bytes. */
+function jsonbKeyOrder(a: string, b: string): number {
+  const la = Buffer.byteLength(a);
+  const lb = Buffer.byteLength(b);
+  if (la !== lb) return la - lb;
+  // Equal byte lengths of ASCII keys (every key a result has): string order is byte order.
+  return la === a.length && lb === b.length ? (a < b ? -1 : a > b ? 1 : 0) : Buffer.compare(Buffer.from(a), Buffer.from(b));
+}
+
+/** A JSON value with its object keys in jsonb's order, so that it serializes as the store would. */
+export function jsonbOrder(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(jsonbOrder);
+  if (v === null || typeof v !== 'object') return v;
+  const out: Record<string, unknown> = {};
+  for (const k of Object.keys(v).sort(jsonbKeyOrder)) out[k] = jsonbOrder((v as Record<string, unknown>)[k]);
+  return out;
 }
 
 export function decodeResult<R>(row: { result: unknown; result_gz: Uint8Array | null }): R | null {
@@ -444,7 +475,7 @@ export async function complete<I>(
             refunded_minutes = refunded_minutes + hold_minutes - LEAST(hold_minutes, $8::numeric)
       WHERE id = $1 AND owner = $2 AND status IN ${IN_WORK}
       RETURNING ${COLUMNS}`,
-    [o.id, o.owner, json, gz, o.now, o.executionMs, o.runStartedAt, minutes(o.chargeMs)],
+    [o.id, o.owner, gz ? null : json, gz, o.now, o.executionMs, o.runStartedAt, minutes(o.chargeMs)],
   );
   return rows[0] ? fromRow<I>(rows[0]) : null;
 }

@@ -1,0 +1,49 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { allMigrations } from '../server.ts';
+import { openTestDatabase } from '../testing/harness.ts';
+import { COMPRESS_ABOVE_BYTES, decodeResult, encodeResult, INLINE_MAX_BYTES } from './records.ts';
+
+/** A result of about `bytes` of JSON, with the keys whose order jsonb and JavaScript disagree on. */
+function result(bytes: number): Record<string, unknown> {
+  const counts: Record<string, number> = {};
+  for (let i = 0; JSON.stringify(counts).length < bytes; i++) counts[(i * 7919 % 1048576).toString(2).padStart(20, '0')] = 1 + (i % 7);
+  return {
+    shots: 1000,
+    counts,
+    // Integer-like keys (JavaScript lists them first), keys of several lengths, non-ASCII keys.
+    odd: { '11': 1, '0': 2, '10': 3, zz: 4, a: 5, é: 6, e: 7, 'ab\u00e9': 8, '01': 9 },
+    numbers: [0.1 + 0.2, 1e-7, 1e21, -0.5, 123456789012345, 2 ** -30],
+    nested: [{ b: 1, a: { d: null, c: true } }, 'text with "quotes" and \u2603'],
+  };
+}
+
+describe('result storage', () => {
+  it('a result between the inline and the compressed sizes is stored compressed and reads back exactly as from jsonb', async () => {
+    const { db, close } = await openTestDatabase(allMigrations([]));
+    try {
+      await db.query('CREATE TEMP TABLE result_check (id int PRIMARY KEY, result jsonb, result_gz bytea)');
+      for (const [id, bytes] of [[1, 200], [2, 20_000], [3, 60_000], [4, 100_000]] as const) {
+        const value = result(bytes);
+        const { json, gz } = encodeResult(value);
+        const size = JSON.stringify(value).length;
+        assert.equal(gz !== null, size > INLINE_MAX_BYTES, `${size} bytes: compressed above ${INLINE_MAX_BYTES}`);
+        assert.equal(json === null, size > COMPRESS_ABOVE_BYTES, `${size} bytes: read-as text kept up to ${COMPRESS_ABOVE_BYTES}`);
+        await db.query('INSERT INTO result_check (id, result, result_gz) VALUES ($1, $2::jsonb, $3)', [id, gz ? null : json, gz]);
+        const [stored] = await db.query<{ result: unknown; result_gz: Uint8Array | null }>('SELECT result, result_gz FROM result_check WHERE id = $1', [id]);
+        const read = decodeResult(stored!);
+        assert.deepEqual(read, value);
+        if (size <= COMPRESS_ABOVE_BYTES) {
+          // What the same result reads as from a jsonb column, key order included.
+          const [asJsonb] = await db.query<{ v: unknown }>('SELECT $1::jsonb AS v', [JSON.stringify(value)]);
+          const jsonb = typeof asJsonb!.v === 'string' ? JSON.parse(asJsonb!.v) : asJsonb!.v;
+          assert.equal(JSON.stringify(read), JSON.stringify(jsonb), `${size} bytes: same serialization as jsonb`);
+        } else {
+          assert.equal(JSON.stringify(read), JSON.stringify(value), 'a large result reads back in its own order');
+        }
+      }
+    } finally {
+      await close();
+    }
+  });
+});

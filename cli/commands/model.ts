@@ -86,12 +86,13 @@ export function register(program: Command): void {
       const { loadCranfield } = await import('../../engines/language/eval/cranfield.ts');
       const { CRANFIELD_DIR } = await import('../../engines/language/builtin/corpus.ts');
       const { SearchIndex } = await import('../../engines/language/retrieval/search-index.ts');
+      const { openPglite } = await import('../../platform/storage/database.ts');
       const { TRAINING_MODE, collectTrainingData, trainOnSplit } = await import('../../engines/language/rerank/train.ts');
       const { FEATURE_NAMES } = await import('../../engines/language/rerank/features.ts');
       const { progressBar } = await import('../../engines/language/progress.ts');
       const { docs, queries, qrels } = loadCranfield(CRANFIELD_DIR);
       const dir = mkdtempSync(join(tmpdir(), 'lattice-rerank-'));
-      const index = await SearchIndex.openDir(dir);
+      const index = await SearchIndex.openDir(dir, { open: openPglite });
       try {
         const ib = progressBar('indexing', docs.length);
         await index.add(docs, { onProgress: (n) => ib.update(n) });

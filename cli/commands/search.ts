@@ -15,9 +15,10 @@ export function register(program: Command): void {
     .action(async (opts: { docs: string; index: string }) => {
       const { readJsonl, docRecord } = await import('../../engines/language/retrieval/jsonl.ts');
       const { SearchIndex } = await import('../../engines/language/retrieval/search-index.ts');
+      const { openPglite } = await import('../../platform/storage/database.ts');
       const { progressBar } = await import('../../engines/language/progress.ts');
       const docs = readJsonl(opts.docs, docRecord(opts.docs));
-      const index = await SearchIndex.openDir(opts.index);
+      const index = await SearchIndex.openDir(opts.index, { open: openPglite });
       try {
         const bar = progressBar('indexing', docs.length);
         await index.add(docs, { onProgress: (n) => bar.update(n) });
@@ -42,6 +43,7 @@ export function register(program: Command): void {
       const { existsSync } = await import('node:fs');
       const { readJsonl, queryRecord } = await import('../../engines/language/retrieval/jsonl.ts');
       const { SearchIndex } = await import('../../engines/language/retrieval/search-index.ts');
+      const { openPglite } = await import('../../platform/storage/database.ts');
       const { RERANK_TIERS, rerankerFor } = await import('../../engines/language/rerank/tiers.ts');
       const topK = Number(opts.topK);
       if (!Number.isInteger(topK) || topK <= 0) throw new Error(`--top-k must be a positive integer, got "${opts.topK}"`);
@@ -50,7 +52,7 @@ export function register(program: Command): void {
       if (!existsSync(opts.index)) throw new Error(`index directory ${opts.index} does not exist: build it with \`lattice search build\``);
       const queries = readJsonl(opts.queries, queryRecord(opts.queries));
       const reranker = opts.rerank === 'none' ? null : await rerankerFor(opts.rerank);
-      const index = await SearchIndex.openDir(opts.index);
+      const index = await SearchIndex.openDir(opts.index, { open: openPglite });
       try {
         const results = [];
         for (const q of queries) {

@@ -22,6 +22,7 @@ import { kernelScores, KERNEL_WEIGHT } from '../../engines/language/rerank/quant
 import { collectTrainingData, crossValidate } from '../../engines/language/rerank/train.ts';
 import type { JudgedCandidates } from '../../engines/language/rerank/train.ts';
 import { SearchIndex } from '../../engines/language/retrieval/search-index.ts';
+import { openPglite } from '../../platform/storage/database.ts';
 import { loadBuiltin } from '../../engines/language/builtin/load.ts';
 import { loadTf } from '../../engines/language/builtin/tf.ts';
 import { forward } from '../../engines/language/builtin/transformer.ts';
@@ -119,7 +120,7 @@ async function cranfield(): Promise<void> {
   const { docs, queries, qrels } = loadCranfield(CRANFIELD_DIR);
   for (const q of queries) queryText.set(q.query_id, q.text);
   const dir = mkdtempSync(join(tmpdir(), 'lattice-bench-'));
-  const index = await SearchIndex.openDir(dir);
+  const index = await SearchIndex.openDir(dir, { open: openPglite });
   try {
     let t = performance.now();
     await index.add(docs);

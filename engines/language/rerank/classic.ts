@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import type { Scored } from '../retrieval/bm25.ts';
-import type { Candidate, RerankContext, Reranker } from '../retrieval/search-index.ts';
+import type { Candidate, RerankContext, Reranker } from '../retrieval/candidates.ts';
 import { FEATURE_COUNT, FEATURE_NAMES, extractFeatures } from './features.ts';
 import { scoreRow } from './linear-ranker.ts';
 import type { LinearRanker } from './linear-ranker.ts';

@@ -11,8 +11,7 @@
  */
 import { cosine } from '../embed/hashing.ts';
 import { DEFAULT_BM25, idf } from '../retrieval/bm25.ts';
-import type { Candidate, RerankContext } from '../retrieval/search-index.ts';
-import { indexedText } from '../retrieval/search-index.ts';
+import { indexedText, type Candidate, type RerankContext } from '../retrieval/candidates.ts';
 import { analyze } from '../text/analyzer.ts';
 import { termCounts } from '../text/tokenize.ts';
 

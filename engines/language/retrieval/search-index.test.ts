@@ -63,10 +63,10 @@ test('the classic and quantum rerank tiers return the candidates reordered, best
 test('an index in a directory persists across close and reopen', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'lx-index-'));
   try {
-    const a = await SearchIndex.openDir(dir);
+    const a = await SearchIndex.openDir(dir, { open: openPglite });
     await a.add(DOCS.slice(0, 3));
     await a.close();
-    const b = await SearchIndex.openDir(dir);
+    const b = await SearchIndex.openDir(dir, { open: openPglite });
     assert.equal(await b.size(), 3);
     assert.equal((await b.query('hypersonic heat transfer', { topK: 1 }))[0].doc_id, 'heat');
     await b.close();

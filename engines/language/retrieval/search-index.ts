@@ -6,13 +6,11 @@
  * replaces it); scores use the statistics of the whole index at query time.
  *
  * @example
- * const index = await SearchIndex.openDir('data/idx');
+ * const index = await SearchIndex.openDir('data/idx', { open: openPglite }); // the platform's embedded store
  * await index.add([{ doc_id: 'd1', text: 'boundary layer flow' }]);
  * const hits = await index.query('laminar boundary layer', { mode: 'hybrid', topK: 10 });
  * await index.close();
  */
-import { openPglite } from '../../../platform/storage/database.ts';
-import type { Database } from '../../../platform/storage/database.ts';
 import { classicEmbedder } from '../embed/embedder.ts';
 import type { Embedder } from '../embed/embedder.ts';
 import { LanguageError, invalid } from '../errors.ts';
@@ -20,13 +18,17 @@ import { ANALYZER_VERSION, analyze } from '../text/analyzer.ts';
 import { termCounts } from '../text/tokenize.ts';
 import { DEFAULT_BM25, bm25Scores, postingDf, topK } from './bm25.ts';
 import type { Bm25Params, Scored } from './bm25.ts';
+import { indexedText, type Candidate, type RerankContext, type Reranker } from './candidates.ts';
 import { fuseWeighted } from './fusion.ts';
+import type { IndexStore, OpenIndexDir } from './index-store.ts';
 import { DEFAULT_LATENT_DIMS, fitLatent, latentScores } from './latent.ts';
 import type { LatentModel } from './latent.ts';
 import { DEFAULT_RM3, rm3Expand } from './rm3.ts';
 import type { Rm3Params } from './rm3.ts';
 import * as store from './store.ts';
-import type { StoredDoc } from './store.ts';
+
+export { indexedText } from './candidates.ts';
+export type { Candidate, RerankContext, Reranker } from './candidates.ts';
 
 export type SearchMode = 'bm25' | 'dense' | 'hybrid';
 
@@ -45,27 +47,6 @@ export interface InputDoc {
   text: string;
 }
 
-export interface Candidate extends StoredDoc {
-  /** First-stage score and 0-based rank. */
-  score: number;
-  rank: number;
-}
-
-/** What a reranker may ask of the index: corpus statistics and the query's first stage. */
-export interface RerankContext {
-  n: number;
-  avgdl: number;
-  df(terms: readonly string[]): Promise<Map<string, number>>;
-  embed(texts: readonly string[]): Promise<Float32Array[]>;
-  /** Cosine of the query with each document in the index's latent space (latent.ts); absent where there is no index. */
-  latent?(query: string, docIds: readonly string[]): Promise<number[]>;
-}
-
-export interface Reranker {
-  readonly name: string;
-  rerank(query: string, candidates: readonly Candidate[], ctx: RerankContext): Promise<Scored[]>;
-}
-
 export interface QueryOptions {
   mode?: SearchMode;
   topK?: number;
@@ -75,12 +56,6 @@ export interface QueryOptions {
   rerankDepth?: number;
   /** RM3 feedback in the lexical first stage; left out, on when the index's `rm3` is set. */
   rm3?: boolean;
-}
-
-/** The text BM25 and the embedder see: the title once, then the body. */
-export function indexedText(doc: { title?: string; text: string }): string {
-  const title = doc.title?.trim() ?? '';
-  return title && !doc.text.trimStart().startsWith(title) ? `${title}\n${doc.text}` : doc.text;
 }
 
 interface CorpusStats {
@@ -131,7 +106,7 @@ export class SearchIndex {
    */
   denseFeedbackDocs = 5;
   denseFeedbackWeight = 2;
-  private readonly db: Database;
+  private readonly db: IndexStore;
   private readonly ownsDb: boolean;
   // Caches of what every query needs, dropped when this instance adds documents.
   private dense?: { ids: string[]; vectors: Float32Array[] };
@@ -139,15 +114,15 @@ export class SearchIndex {
   private classic?: Promise<Reranker>;
   private latent?: Promise<LatentModel | null>;
 
-  private constructor(db: Database, ns: string, embedder: Embedder, ownsDb: boolean) {
+  private constructor(db: IndexStore, ns: string, embedder: Embedder, ownsDb: boolean) {
     this.db = db;
     this.ns = ns;
     this.embedder = embedder;
     this.ownsDb = ownsDb;
   }
 
-  /** Opens (creating when needed) the index `ns` in `db`. */
-  static async open(db: Database, opts: { ns?: string; embedder?: Embedder; ownsDb?: boolean } = {}): Promise<SearchIndex> {
+  /** Opens (creating when needed) the index `ns` in `db`; the index closes `db` on close only when `ownsDb`. */
+  static async open(db: IndexStore, opts: { ns?: string; embedder?: Embedder; ownsDb?: boolean } = {}): Promise<SearchIndex> {
     const ns = opts.ns ?? 'default';
     await store.ensureSchema(db);
     const recorded = await store.getMeta(db, ns, 'embedder');
@@ -183,16 +158,16 @@ export class SearchIndex {
     return done;
   }
 
-  /** Opens the index kept in its own directory (an embedded PostgreSQL). */
-  static async openDir(dir: string, opts: { embedder?: Embedder } = {}): Promise<SearchIndex> {
-    let db: Database;
+  /** Opens the index kept in its own directory, in the embedded store `opts.open` opens there. */
+  static async openDir(dir: string, opts: { open: OpenIndexDir; embedder?: Embedder }): Promise<SearchIndex> {
+    let db: IndexStore;
     try {
-      db = await openPglite(dir);
+      db = await opts.open(dir);
     } catch (err) {
       throw new LanguageError('index_invalid', `cannot open index directory ${dir}: ${(err as Error).message}`, { cause: err });
     }
     try {
-      return await SearchIndex.open(db, { ...opts, ownsDb: true });
+      return await SearchIndex.open(db, { embedder: opts.embedder, ownsDb: true });
     } catch (err) {
       await db.close();
       throw err;
@@ -389,7 +364,7 @@ export class SearchIndex {
 
   private async defaultReranker(): Promise<Reranker | null> {
     if (this.defaultRerank === null) return null;
-    // Loaded on first use: the rerank modules import this one's types and helpers.
+    // Loaded on first use: the classic weights are read from disk.
     this.classic ??= import('../rerank/classic.ts').then((m) => m.classicReranker());
     return this.classic;
   }

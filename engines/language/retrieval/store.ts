@@ -4,7 +4,7 @@
  * document by document. Works on the embedded PGlite of an index directory or on any
  * `Database` (several named indexes can share one database: every row carries `ns`).
  */
-import type { Sql } from '../../../platform/storage/database.ts';
+import type { IndexStore, Sql } from './index-store.ts';
 
 export interface StoredDoc {
   doc_id: string;
@@ -36,10 +36,8 @@ ALTER TABLE lx_search_docs ADD COLUMN IF NOT EXISTS title_length integer NOT NUL
 export type Field = 'body' | 'title';
 const POSTINGS: Record<Field, string> = { body: 'lx_search_postings', title: 'lx_search_title_postings' };
 
-export interface SqlWithExec extends Sql {
-  exec(script: string): Promise<unknown>;
-  transaction<T>(fn: (tx: Sql) => Promise<T>): Promise<T>;
-}
+/** What writing needs of the store: a script (the schema) and transactions. */
+export type SqlWithExec = Pick<IndexStore, 'query' | 'exec' | 'transaction'>;
 
 export async function ensureSchema(db: SqlWithExec): Promise<void> {
   await db.exec(SCHEMA);

@@ -99,7 +99,9 @@ interface Row {
 
 async function suite(title: string, dir: string, o: SuiteOptions): Promise<Row[]> {
   const rows: Row[] = [];
-  const circuits = load(dir).filter((c) => !o.maxQubits || c.circuit.numQubits <= o.maxQubits);
+  // QUANTUM_OPT_CIRCUITS=tof_3,gf2^4_mult runs only those circuits (names as in the table).
+  const only = process.env.QUANTUM_OPT_CIRCUITS?.split(',');
+  const circuits = load(dir).filter((c) => (!o.maxQubits || c.circuit.numQubits <= o.maxQubits) && (!only || only.includes(c.name)));
   console.log(`\n${title}: ${circuits.length} circuits, basis {${o.basis}}${o.couplingMap ? `, coupling map of ${new Set(o.couplingMap.flat()).size} qubits` : ', all-to-all'}`);
   const base = new Map<string, ReturnType<typeof counts>>();
   const t = new Tally();

@@ -6,7 +6,7 @@
  *   const { circuit, metrics, qubitMapping } = optimize(parseQasm(text), { level: 2, basisGates: ['cx', 'rz', 'sx', 'x'] });
  */
 import type { Circuit } from '../circuit.ts';
-import { qubitsOf, type Ir, type IrOp } from './ir.ts';
+import { inverseIr, qubitsOf, type Ir, type IrOp } from './ir.ts';
 import { DEFAULT_BASIS, emit, parseBasis, type Basis } from './basis.ts';
 import type { Mat } from './complex.ts';
 import { synth1q } from './euler.ts';
@@ -17,6 +17,7 @@ import { counts, metrics, type Metrics } from './metrics.ts';
 import { resynthesizePhaseRegions } from './phasepoly.ts';
 import { hadamardCxToPhases } from './hcz.ts';
 import { relativePhaseToffolis } from './relphase.ts';
+import { pushPaulis } from './pauli.ts';
 import { relocatePhasesToEnd } from './relocate.ts';
 import { choosePolarities } from './polarity.ts';
 import { chooseToffoliForms } from './toffoli.ts';
@@ -112,8 +113,9 @@ function pipeline(source: Circuit, input: Circuit, options: OptimizeOptions, lev
       resynthesize2q(ir, cost1q);
       simplify(ir, level);
     }
-    if (resynthesizePhaseRegions(ir)) simplify(ir, level);
+    phaseRegions(ir, level);
     ir = relocated(ir, level, cost1q);
+    ir = pauliPushed(ir, level, basis);
   }
   const identity = [...Array(input.numQubits).keys()];
   let initial = identity;
@@ -171,10 +173,60 @@ function relocated(ir: Ir, level: number, cost1q: (m: Mat) => number): Ir {
     simplify(trial, level);
     resynthesize2q(trial, cost1q);
     simplify(trial, level);
-    if (resynthesizePhaseRegions(trial)) simplify(trial, level);
+    phaseRegions(trial, level);
     if (size(trial) < size(best)) best = trial;
   }
   return best;
+}
+
+/**
+ * The IR with its X gates carried to the end, or to the start, as a Pauli frame (pauli.ts),
+ * when that emits fewer gates.
+ */
+function pauliPushed(ir: Ir, level: number, basis: Basis): Ir {
+  const size = (x: Ir): number => {
+    const k = counts(emit(x, basis, { fuse: true, qregs: [], cregs: [], numClbits: 0 }));
+    return k.gates + k.twoQubit;
+  };
+  let best = ir;
+  let bestSize = size(ir);
+  for (const backwards of [false, true]) {
+    const trial = backwards ? inverseIr(ir) : { n: ir.n, ops: ir.ops.slice(), phase: ir.phase };
+    if (!trial || !pushPaulis(trial)) continue;
+    simplify(trial, level);
+    phaseRegions(trial, level);
+    const result = backwards ? inverseIr(trial) : trial;
+    if (!result) continue;
+    const s = size(result);
+    if (s < bestSize) {
+      best = result;
+      bestSize = s;
+    }
+  }
+  return best;
+}
+
+/**
+ * Phase-region resynthesis with the regions grown from the front and, on the inverse
+ * circuit, from the back (a different cut of the same stretches), until neither helps.
+ */
+function phaseRegions(ir: Ir, level: number): void {
+  for (let round = 0; round < 4; round++) {
+    let changed = false;
+    if (resynthesizePhaseRegions(ir)) {
+      simplify(ir, level);
+      changed = true;
+    }
+    const inv = inverseIr(ir);
+    if (inv && resynthesizePhaseRegions(inv)) {
+      simplify(inv, level);
+      const back = inverseIr(inv) as Ir;
+      ir.ops = back.ops;
+      ir.phase = back.phase;
+      changed = true;
+    }
+    if (!changed) return;
+  }
 }
 
 /** The measurements after which nothing acts on their qubit or reads or writes their bit. */

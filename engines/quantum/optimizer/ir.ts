@@ -1,6 +1,6 @@
 /** The optimizer's working form: single-qubit matrices, CX, and opaque non-unitary operations. */
 import type { Condition, Operation } from '../circuit.ts';
-import type { Mat } from './complex.ts';
+import { adjoint, type Mat } from './complex.ts';
 
 /** A single-qubit unitary. */
 export interface U1 {
@@ -60,4 +60,18 @@ export function qubitsOf(op: IrOp): number[] {
 /** Whether an operation may be rewritten (unitary and unconditioned). */
 export function isFree(op: IrOp): op is U1 | Cx | U2 {
   return op.k !== 'op' && !op.cond;
+}
+
+/**
+ * The inverse circuit (gates reversed and adjoined, phase negated), for pushing the frame to
+ * the start; null when the IR holds operations that have no inverse (measurements, conditions).
+ */
+export function inverseIr(ir: Ir): Ir | null {
+  const ops: IrOp[] = [];
+  for (let i = ir.ops.length - 1; i >= 0; i--) {
+    const op = ir.ops[i];
+    if (!isFree(op)) return null;
+    ops.push(op.k === 'cx' ? op : { ...op, m: adjoint(op.m) });
+  }
+  return { n: ir.n, ops, phase: -ir.phase };
 }

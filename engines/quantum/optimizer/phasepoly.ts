@@ -17,7 +17,13 @@
 import { phaseBetween, type Mat } from './complex.ts';
 import { diagAngles, isDiagonal, isXLike } from './classify.ts';
 import { matrix1q, rz } from './gates1q.ts';
+import { flip, get, unit, weight, xorInto, type Vec } from './gf2.ts';
+import { greedySynth } from './greedysynth.ts';
 import { isFree, qubitsOf, type Ir, type IrOp } from './ir.ts';
+import { invert, linearSynth } from './linsynth.ts';
+
+export { flip, get, unit, weight, xorInto, type Vec } from './gf2.ts';
+export { linearSynth } from './linsynth.ts';
 
 const X = matrix1q('x', []) as Mat;
 const FOUR_PI = 4 * Math.PI;
@@ -56,29 +62,7 @@ export function splitRegion(ops: IrOp[], n: number, maxRegion = Infinity): { bef
   return { before, region, after };
 }
 
-// GF(2) vectors over a region's wires, as 32-bit words.
-export type Vec = Uint32Array;
-export const get = (v: Vec, i: number): number => (v[i >>> 5] >>> (i & 31)) & 1;
-export const flip = (v: Vec, i: number): void => void (v[i >>> 5] ^= 1 << (i & 31));
-export const xorInto = (a: Vec, b: Vec): void => {
-  for (let k = 0; k < a.length; k++) a[k] ^= b[k];
-};
 const keyOf = (v: Vec): string => Array.prototype.join.call(v, ',');
-export function unit(words: number, i: number): Vec {
-  const v = new Uint32Array(words);
-  flip(v, i);
-  return v;
-}
-export function weight(v: Vec): number {
-  let w = 0;
-  for (let k = 0; k < v.length; k++) {
-    let x = v[k];
-    x -= (x >>> 1) & 0x55555555;
-    x = (x & 0x33333333) + ((x >>> 2) & 0x33333333);
-    w += (((x + (x >>> 4)) & 0x0f0f0f0f) * 0x01010101) >>> 24;
-  }
-  return w;
-}
 
 /** A region as a phase polynomial: terms (parity -> angle), output parities and constants. */
 export interface PhasePoly {
@@ -147,7 +131,7 @@ export function normalizeTerms(sums: Iterable<{ v: Vec; angle: number }>): { ter
 }
 
 /** Local operations: CX (control, target) or an rz on a wire. */
-type LocalOp = { cx: [number, number] } | { rz: [number, number] };
+export type LocalOp = { cx: [number, number] } | { rz: [number, number] };
 
 /**
  * The parity network: every term is brought onto some wire by CX gates and rotated there.
@@ -327,105 +311,60 @@ function bipartiteSynth(p: PhasePoly): { ops: LocalOp[]; wires: Vec[] } | null {
   return best;
 }
 
-/** Rows of a GF(2) matrix (row r = vector); returns its inverse, or null when singular. */
-function invert(rows: Vec[], m: number, words: number): Vec[] | null {
-  const a = rows.map((r) => r.slice());
-  const inv = Array.from({ length: m }, (_, i) => unit(words, i));
-  for (let c = 0; c < m; c++) {
-    let p = c;
-    while (p < m && !get(a[p], c)) p++;
-    if (p === m) return null;
-    [a[p], a[c]] = [a[c], a[p]];
-    [inv[p], inv[c]] = [inv[c], inv[p]];
-    for (let r = 0; r < m; r++) {
-      if (r !== c && get(a[r], c)) {
-        xorInto(a[r], a[c]);
-        xorInto(inv[r], inv[c]);
-      }
-    }
-  }
-  return inv;
-}
-
-/** product rows: (A B)_r = XOR of B rows selected by A_r */
-function multiply(a: Vec[], b: Vec[], m: number, words: number): Vec[] {
-  return a.map((row) => {
-    const out = new Uint32Array(words);
-    for (let k = 0; k < m; k++) if (get(row, k)) xorInto(out, b[k]);
-    return out;
-  });
-}
-
-/**
- * Row operations (row t ^= row c, i.e. CX c -> t) that reduce `rows` to the identity, using
- * row additions only (a missing pivot is filled by adding a lower row, never by swapping).
- */
-function eliminate(rows: Vec[], m: number): Array<[number, number]> {
-  const a = rows.map((r) => r.slice());
-  const ops: Array<[number, number]> = [];
-  const add = (c: number, t: number): void => {
-    xorInto(a[t], a[c]);
-    ops.push([c, t]);
-  };
-  // Lower triangle first, then upper (each column's pivot fixed before it is used).
-  for (let c = 0; c < m; c++) {
-    if (!get(a[c], c)) {
-      let p = c + 1;
-      while (p < m && !get(a[p], c)) p++;
-      if (p === m) throw new Error('singular linear map in a phase region');
-      add(p, c);
-    }
-    for (let r = c + 1; r < m; r++) if (get(a[r], c)) add(c, r);
-  }
-  for (let c = m - 1; c >= 0; c--) for (let r = 0; r < c; r++) if (get(a[r], c)) add(c, r);
-  return ops;
-}
-
-function transposeRows(rows: Vec[], m: number, words: number): Vec[] {
-  const out = Array.from({ length: m }, () => new Uint32Array(words));
-  for (let r = 0; r < m; r++) for (let c = 0; c < m; c++) if (get(rows[r], c)) flip(out[c], r);
-  return out;
-}
-
-/** CX gates (control, target), in circuit order, that turn wires holding `from` into `to`. */
-export function linearSynth(from: Vec[], to: Vec[], m: number, words: number): Array<[number, number]> {
-  const inv = invert(from, m, words);
-  if (!inv) throw new Error('singular linear map in a phase region');
-  const c = multiply(to, inv, m, words); // wires must get C: to = C from
-  // Row order: the ops reduce C to I, so C is their product in reverse.
-  const rowOps = eliminate(c, m).reverse();
-  // Column order: reducing C^T by row ops is reducing C by column ops; C is their product
-  // transposed, in the same order, with control and target exchanged.
-  const colOps = eliminate(transposeRows(c, m, words), m).map(([a, b]): [number, number] => [b, a]);
-  return colOps.length < rowOps.length ? colOps : rowOps;
-}
-
 /** Split rules tried for every polynomial (see graySynth). */
 const VARIANTS = [0, 1, 2, 3];
 
+/** Every parity network tried for a polynomial (null: that construction does not apply). */
+function networks(p: PhasePoly): Array<{ ops: LocalOp[]; wires: Vec[] }> {
+  const out = VARIANTS.map((v) => graySynth(p, v));
+  for (const net of [bipartiteSynth(p), greedySynth(p)]) if (net) out.push(net);
+  return out;
+}
+
+/**
+ * The same region read backwards: x -> e^{i phi(x)} |O x> is the inverse of
+ * y -> e^{-i phi(O^-1 y)} |O^-1 y>, whose network (and fix-up) run in reverse put the fix-up
+ * first and the rotations on the output parities. Null when O is singular (never for a region).
+ */
+function inverted(p: PhasePoly): PhasePoly | null {
+  const inv = invert(p.out, p.m, p.words);
+  if (!inv) return null;
+  const terms = p.terms.map((t) => {
+    const v = new Uint32Array(p.words);
+    for (let k = 0; k < p.m; k++) if (get(t.v, k)) xorInto(v, inv[k]);
+    return { v, angle: -t.angle };
+  });
+  return { m: p.m, words: p.words, terms, out: inv, outConst: new Uint8Array(p.m), phase: 0 };
+}
+
+/** The cheapest (fewest CX) network plus fix-up of a polynomial, as local gates in order. */
+function cheapest(p: PhasePoly): { ops: LocalOp[]; cx: number } {
+  let best: { ops: LocalOp[]; cx: number } = { ops: [], cx: Infinity };
+  for (const net of networks(p)) {
+    const fix = linearSynth(net.wires, p.out, p.m, p.words);
+    const cx = fix.length + net.ops.filter((o) => 'cx' in o).length;
+    if (cx < best.cx) best = { ops: [...net.ops, ...fix.map(([c, t]): LocalOp => ({ cx: [c, t] }))], cx };
+  }
+  return best;
+}
+
 /**
  * The gates of a phase polynomial on `wires` (local wire i is wires[i]): the parity network
- * with the fewest CX over the split rules, its linear fix-up, then the output X gates. The
+ * with the fewest CX over the constructions (Gray-code split rules, bipartite chain, greedy),
+ * each read forwards and backwards, its linear fix-up, then the output X gates. The
  * polynomial's own phase is not included.
  */
 export function synthesizePolynomial(p: PhasePoly, wires: number[]): IrOp[] {
-  let out: IrOp[] = [];
-  let best = Infinity;
-  const networks = VARIANTS.map((v) => () => graySynth(p, v));
-  networks.push(() => bipartiteSynth(p) ?? graySynth(p, 0));
-  for (const network of networks) {
-    const net = network();
-    const fix = linearSynth(net.wires, p.out, p.m, p.words);
-    const cxs = fix.length + net.ops.filter((o) => 'cx' in o).length;
-    if (cxs >= best) continue;
-    best = cxs;
-    out = [];
-    for (const o of net.ops) {
-      if ('cx' in o) out.push({ k: 'cx', c: wires[o.cx[0]], t: wires[o.cx[1]] });
-      else out.push({ k: 'u', q: wires[o.rz[0]], m: rz(o.rz[1]) });
+  let best = cheapest(p);
+  const back = inverted(p);
+  if (back) {
+    const r = cheapest(back);
+    if (r.cx < best.cx) {
+      const ops = r.ops.reverse().map((o): LocalOp => ('cx' in o ? o : { rz: [o.rz[0], -o.rz[1]] }));
+      best = { ops, cx: r.cx };
     }
-    for (const [c, t] of fix) out.push({ k: 'cx', c: wires[c], t: wires[t] });
   }
+  const out: IrOp[] = best.ops.map((o) => ('cx' in o ? { k: 'cx', c: wires[o.cx[0]], t: wires[o.cx[1]] } : { k: 'u', q: wires[o.rz[0]], m: rz(o.rz[1]) }));
   for (let i = 0; i < p.m; i++) if (p.outConst[i]) out.push({ k: 'u', q: wires[i], m: X });
   return out;
 }

@@ -4,7 +4,8 @@
  * real server named by DATABASE_URL. Callers write PostgreSQL and never know which it is.
  */
 import { existsSync, mkdirSync } from 'node:fs';
-import pg from 'pg';
+import { createRequire } from 'node:module';
+import type pgTypes from 'pg';
 
 export interface Sql {
   /** Runs one parameterised statement and returns its rows. */
@@ -39,11 +40,25 @@ export interface DedicatedSession extends Sql {
   release(): Promise<void>;
 }
 
-// pg parses int8 and numeric as strings by default; our counters fit in a double.
-pg.types.setTypeParser(20, (v) => Number(v));
+let pgModule: typeof pgTypes | null = null;
+
+/**
+ * node-postgres, loaded on the first PostgreSQL connection rather than at start: a server on
+ * the embedded store never needs it, and loading it costs a few hundred ms of start-up.
+ * (A CommonJS package: `require` loads it synchronously, keeping `openPostgres` synchronous.)
+ */
+function loadPg(): typeof pgTypes {
+  if (!pgModule) {
+    pgModule = createRequire(import.meta.url)('pg') as typeof pgTypes;
+    // pg parses int8 and numeric as strings by default; our counters fit in a double.
+    pgModule.types.setTypeParser(20, (v) => Number(v));
+  }
+  return pgModule;
+}
 
 /** A database reached through node-postgres: a real server or a served PGlite. */
-export function openPostgres(config: pg.PoolConfig): Database {
+export function openPostgres(config: pgTypes.PoolConfig): Database {
+  const pg = loadPg();
   const pool = new pg.Pool({ max: 10, ...config });
   const listeners = new Set<() => Promise<void>>();
   // An idle client that loses its connection must not crash the process.
@@ -74,14 +89,14 @@ export function openPostgres(config: pg.PoolConfig): Database {
       }
     },
     async exec(script: string) {
-      const result = (await pool.query(script)) as unknown as pg.QueryResult | pg.QueryResult[];
+      const result = (await pool.query(script)) as unknown as pgTypes.QueryResult | pgTypes.QueryResult[];
       const last = Array.isArray(result) ? result[result.length - 1] : result;
       return (last?.rows ?? []) as Record<string, unknown>[];
     },
     async listen(channel, handler) {
       // A dedicated connection: LISTEN belongs to a session, and pooled sessions come and go.
       const client = await pool.connect();
-      const onNotification = (msg: pg.Notification) => {
+      const onNotification = (msg: pgTypes.Notification) => {
         if (msg.channel === channel) handler(msg.payload ?? '');
       };
       client.on('notification', onNotification);

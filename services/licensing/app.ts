@@ -49,12 +49,16 @@ export async function build(ctx: ServiceContext, options: { prefix: string }): P
   // Signing keys exist from the first start on, so /keys is never empty.
   await keys.active('artifact', 'ML-DSA-65');
 
-  const verifyPool = new VerifyPool();
-  const artifactValidator = new ArtifactValidator(ctx.db, keys, verifyPool);
+  // The worker threads start with the first signature to check, not with the service: a start
+  // that spawned them spent more CPU on their boot than on the rest of the service's build.
+  let verifyPool: VerifyPool | null = null;
+  const artifactValidator = new ArtifactValidator(ctx.db, keys, {
+    verify: (...args) => (verifyPool ??= new VerifyPool()).verify(...args),
+  });
   await artifactValidator.start();
   app.addHook('onClose', async () => {
     await artifactValidator.stop();
-    await verifyPool.close();
+    await verifyPool?.close();
   });
 
   const invalidKey = () => new ApiError(401, 'invalid_api_key', 'Invalid or inactive API key');

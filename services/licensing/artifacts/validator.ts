@@ -51,7 +51,7 @@ export class ArtifactValidator {
   constructor(
     private readonly db: Database,
     private readonly keys: SigningKeys,
-    private readonly pool: VerifyPool,
+    private readonly pool: Pick<VerifyPool, 'verify'>,
   ) {}
 
   async start(): Promise<void> {

@@ -19,6 +19,8 @@ export interface NativeStatevector {
   sample(state: NativeState, n: number, uniforms: Float64Array, total: number, out: Uint32Array): void;
   marginal(state: NativeState, n: number, qubits: Int32Array, out: Float64Array): void;
   hardwareThreads(): number;
+  /** Bytes of a core's L2 cache, 0 when the system does not say. */
+  cacheBytes(): number;
 }
 
 /** The largest state JavaScript can see as one Float64Array (4 GiB). */

@@ -12,7 +12,7 @@ import type { Operation } from '../circuit.ts';
 import { bitsOf, fuseForNative, type POp, wiresOf } from './native-fusion.ts';
 
 /** Op codes shared with engines/quantum/native/src/program.h. */
-const T = { dense1: 0, dense2: 1, denseK: 2, phase: 3, diag1: 4, diag1Outer: 5, x: 6, swap: 7 } as const;
+const T = { dense1: 0, dense2: 1, denseK: 2, phase: 3, diag1: 4, diag1Outer: 5, x: 6, swap: 7, diagK: 8 } as const;
 const MAX_K = 6;
 const OP_INTS = 6 + MAX_K;
 
@@ -114,7 +114,8 @@ export function planNative(opsIn: Operation[], n: number, localQubits = DEFAULT_
   let count = 0;
   for (const p of passes) {
     const loc = new Map(p.globalOf.map((q, j) => [q, j]));
-    ints.push(p.globalOf.length, ...p.globalOf, p.ops.length);
+    const fused = fuseDiagonalRuns(p.ops, loc);
+    ints.push(p.globalOf.length, ...p.globalOf, fused.length);
     const split = (mask: number): [number, number] => {
       let local = 0;
       let outer = 0;
@@ -125,9 +126,13 @@ export function planNative(opsIn: Operation[], n: number, localQubits = DEFAULT_
       }
       return [local, outer];
     };
-    for (const op of p.ops) {
+    for (const op of fused) {
       const rec = new Array<number>(OP_INTS).fill(0);
-      if (op.k === 'dense') {
+      if (op.k === 'diagK') {
+        rec.splice(0, 6, T.diagK, 0, 0, 0, 0, op.qubits.length);
+        op.qubits.forEach((q, j) => (rec[6 + j] = loc.get(q)!));
+        reals.push(...op.d);
+      } else if (op.k === 'dense') {
         const [lm, om] = split(op.ctrl);
         const qs = op.targets.map((q) => loc.get(q)!);
         const type = qs.length === 1 ? T.dense1 : qs.length === 2 ? T.dense2 : T.denseK;
@@ -155,4 +160,68 @@ export function planNative(opsIn: Operation[], n: number, localQubits = DEFAULT_
     }
   }
   return { ints: Int32Array.from(ints), reals: Float64Array.from(reals), passes: passes.length, ops: count };
+}
+
+/** Diagonal ops fused into one table: factor x multiplies the amplitudes whose `qubits` read x (qubits[0] the low bit). */
+interface DiagK {
+  k: 'diagK';
+  qubits: number[];
+  d: Float64Array;
+}
+
+/** The factor a diagonal op applies to an amplitude whose bits are `bit(q)`. */
+function diagonalFactor(op: POp, bit: (q: number) => number): [number, number] {
+  if (op.k === 'phase') return bitsOf(op.mask).every((q) => bit(q) === 1) ? [op.c, op.s] : [1, 0];
+  if (op.k !== 'diag1') throw new Error(`'${op.k}' is not diagonal`);
+  if (!bitsOf(op.ctrl).every((q) => bit(q) === 1)) return [1, 0];
+  const v = bit(op.q);
+  return [op.d[2 * v]!, op.d[2 * v + 1]!];
+}
+
+/**
+ * Diagonal ops on qubits active in the pass are gathered into one table over at most MAX_K
+ * qubits: one sweep of the chunk instead of one (or two) per gate. The group is applied where
+ * the first op that touches its qubits (or does not fit) comes; the ops it is moved past act
+ * on other qubits, and diagonal ops commute with each other, so the product is exact.
+ */
+function fuseDiagonalRuns(ops: POp[], loc: Map<number, number>): Array<POp | DiagK> {
+  const out: Array<POp | DiagK> = [];
+  let group: POp[] = [];
+  const qubits = new Set<number>();
+  const flush = (): void => {
+    if (group.length === 1) out.push(group[0]!);
+    else if (group.length > 1) out.push(diagonalTable(group, [...qubits].sort((x, y) => x - y)));
+    group = [];
+    qubits.clear();
+  };
+  for (const op of ops) {
+    const wires = wiresOf(op);
+    if (isDiagonal(op) && wires.every((q) => loc.has(q))) {
+      if (new Set([...qubits, ...wires]).size > MAX_K) flush();
+      group.push(op);
+      for (const q of wires) qubits.add(q);
+      continue;
+    }
+    if (wires.some((q) => qubits.has(q))) flush();
+    out.push(op);
+  }
+  flush();
+  return out;
+}
+
+/** The product of diagonal ops as a table over `qs` (qs[0] the low bit of the entry index). */
+function diagonalTable(ops: POp[], qs: number[]): DiagK {
+  const d = new Float64Array(2 << qs.length);
+  for (let x = 0; x < 2 ** qs.length; x++) {
+    const bit = (q: number): number => (x >> qs.indexOf(q)) & 1;
+    let re = 1;
+    let im = 0;
+    for (const op of ops) {
+      const [c, s] = diagonalFactor(op, bit);
+      [re, im] = [re * c - im * s, re * s + im * c];
+    }
+    d[2 * x] = re;
+    d[2 * x + 1] = im;
+  }
+  return { k: 'diagK', qubits: qs, d };
 }

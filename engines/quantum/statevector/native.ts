@@ -64,9 +64,15 @@ export function runNative(ops: Operation[], n: number, o: NativeOptions = {}): N
   return { n, state, view, passes: program.passes, precision };
 }
 
-/** Active qubits per pass: the chunk (2^a amplitudes, split re/im) takes 512 KiB in either precision, half a core's L2. */
+/**
+ * Active qubits per pass: the chunk (2^a amplitudes, split re/im) fills half a core's L2 cache,
+ * leaving the rest to the state's lines streaming through: 2^15 complex128 or 2^16 complex64
+ * amplitudes in a 1 MiB L2.
+ */
 export function localQubitsFor(precision: Precision): number {
-  return precision === 'single' ? DEFAULT_LOCAL_QUBITS + 1 : DEFAULT_LOCAL_QUBITS;
+  const l2 = nativeStatevector()?.cacheBytes() || 2 ** DEFAULT_LOCAL_QUBITS * 32;
+  const bytesPerAmplitude = precision === 'single' ? 8 : 16;
+  return Math.max(10, Math.min(20, Math.floor(Math.log2(l2 / 2 / bytesPerAmplitude))));
 }
 
 /** The amplitudes of a run as complex128 (a complex64 view is widened, exactly). */

@@ -6,6 +6,7 @@
 #define NAPI_VERSION 8
 #include <node_api.h>
 #include <sys/mman.h>
+#include <unistd.h>
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
@@ -221,6 +222,14 @@ napi_value Marginal(napi_env env, napi_callback_info info) {
   });
 }
 
+// Bytes of a core's L2 cache (0 when the system does not say): passes are sized to it.
+napi_value CacheBytes(napi_env env, napi_callback_info) {
+  const long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
+  napi_value out;
+  napi_create_double(env, l2 > 0 ? double(l2) : 0.0, &out);
+  return out;
+}
+
 napi_value HardwareThreads(napi_env env, napi_callback_info) {
   napi_value out;
   napi_create_uint32(env, std::thread::hardware_concurrency(), &out);
@@ -235,6 +244,7 @@ napi_value Init(napi_env env, napi_value exports) {
       {"sample", nullptr, Sample, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"marginal", nullptr, Marginal, nullptr, nullptr, nullptr, napi_default, nullptr},
       {"hardwareThreads", nullptr, HardwareThreads, nullptr, nullptr, nullptr, napi_default, nullptr},
+      {"cacheBytes", nullptr, CacheBytes, nullptr, nullptr, nullptr, napi_default, nullptr},
   };
   napi_define_properties(env, exports, sizeof(props) / sizeof(props[0]), props);
   return exports;

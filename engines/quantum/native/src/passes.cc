@@ -89,6 +89,7 @@ void applyOps(R* re, R* im, const Pass& p, uint64_t base) {
       }
       case kX: pauliX(re, im, p.a, op); break;
       case kSwap: swapBits(re, im, p.a, op); break;
+      case kDiagK: diagK(re, im, p.a, op); break;
     }
   }
 }
@@ -176,8 +177,8 @@ std::vector<Pass> decodeProgram(const int32_t* ints, size_t nInts, const double*
       op.q1 = next();
       op.k = next();
       for (int j = 0; j < MAX_K; j++) op.qs[j] = next();
-      if (op.type < kDense1 || op.type > kSwap) throw std::runtime_error("unknown op in statevector program");
-      if (op.type == kDenseK && (op.k < 1 || op.k > MAX_K)) throw std::runtime_error("bad dense op width");
+      if (op.type < kDense1 || op.type > kDiagK) throw std::runtime_error("unknown op in statevector program");
+      if ((op.type == kDenseK || op.type == kDiagK) && (op.k < 1 || op.k > MAX_K)) throw std::runtime_error("bad dense op width");
       const uint32_t localAll = p.a >= 32 ? ~0u : ((1u << p.a) - 1);
       const int need = realsOf(op);
       if (r + need > nReals) throw std::runtime_error("truncated statevector program numbers");
@@ -188,12 +189,12 @@ std::vector<Pass> decodeProgram(const int32_t* ints, size_t nInts, const double*
       if ((op.type == kDense1 || op.type == kDiag1 || op.type == kX) && !localOk(op.q0)) throw std::runtime_error("bad target");
       if ((op.type == kDense2 || op.type == kSwap) && (!localOk(op.q0) || !localOk(op.q1) || op.q0 == op.q1)) throw std::runtime_error("bad targets");
       if (op.type == kDiag1Outer && (op.q0 < 0 || op.q0 >= n || ((seen >> op.q0) & 1))) throw std::runtime_error("bad outer qubit");
-      if (op.type == kDenseK) for (int j = 0; j < op.k; j++) if (!localOk(op.qs[j])) throw std::runtime_error("bad targets");
+      if (op.type == kDenseK || op.type == kDiagK) for (int j = 0; j < op.k; j++) if (!localOk(op.qs[j])) throw std::runtime_error("bad targets");
       // A control on a target bit would send the pair index past the chunk: refuse it.
       uint32_t targets = 0;
       if (op.type == kDense1 || op.type == kDiag1 || op.type == kX) targets = 1u << op.q0;
       if (op.type == kDense2 || op.type == kSwap) targets = (1u << op.q0) | (1u << op.q1);
-      if (op.type == kDenseK) {
+      if (op.type == kDenseK || op.type == kDiagK) {
         for (int j = 0; j < op.k; j++) {
           if ((targets >> op.qs[j]) & 1u) throw std::runtime_error("repeated target");
           targets |= 1u << op.qs[j];

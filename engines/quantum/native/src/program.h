@@ -21,6 +21,7 @@ enum OpType : int32_t {
   kDiag1Outer = 5, // diag(d0, d1) on a non-local qubit (global bit q0): one factor per chunk
   kX = 6,          // Pauli X on local q0 with controls
   kSwap = 7,       // swap local q0, q1 with controls
+  kDiagK = 8,      // diagonal on local qs[0..k-1] (qs[0] the low index bit): 2^k factors, with controls
 };
 
 constexpr int MAX_K = 6;
@@ -48,6 +49,7 @@ inline int realsOf(const Op& op) {
     case kDenseK: return 2 << (2 * op.k);
     case kPhase: return 2;
     case kDiag1: case kDiag1Outer: return 4;
+    case kDiagK: return 2 << op.k;
     default: return 0;
   }
 }

@@ -9,6 +9,7 @@
  * times it counts the statements each Bell job sends to the store (on the jobs table, and the
  * others: API key counters, webhook lookups, the queue library's polling).
  */
+import { availableParallelism, loadavg } from 'node:os';
 import { parseQasm, run as runCircuit } from '../../engines/quantum/index.ts';
 import { optimize } from '../../engines/quantum/optimizer/index.ts';
 import { startQuantumWorkers } from '../../platform/quantum-jobs/index.ts';
@@ -33,7 +34,17 @@ function randomCircuit(n: number, depth: number, seed = 7): string {
 
 const ms = (x: number) => `${x.toFixed(2).padStart(8)} ms`;
 
+/** Starts counting the process's CPU time (all threads); the function returned gives it per run, in ms. */
+function cpuOf(runs: number): () => number {
+  const start = process.cpuUsage();
+  return () => {
+    const used = process.cpuUsage(start);
+    return (used.user + used.system) / 1000 / runs;
+  };
+}
+
 export async function run(): Promise<void> {
+  console.log(`load average at start ${loadavg()[0]!.toFixed(1)} on ${availableParallelism()} cores`);
   const svc = await startTestService(qcosService);
   const workers = await startQuantumWorkers(svc.ctx);
   await workers.pool.warm();
@@ -75,10 +86,14 @@ export async function run(): Promise<void> {
         await viaHttp(qasm, 1000);
       }
       const run1 = await timeIt(n, () => engineRun(qasm, 1000));
+      const jobCpu = cpuOf(n);
       const job1 = await timeIt(n, () => engineJob(qasm, 1000));
+      const jobCpuMs = jobCpu();
       counted.jobs = counted.other = 0;
       counting = true;
+      const httpCpu = cpuOf(n);
       const http = await timeIt(n, () => viaHttp(qasm, 1000));
+      const httpCpuMs = httpCpu();
       counting = false;
       console.log(`\n-- ${label} (${n} runs each)`);
       console.log(`engine in-process, parse + run (lattice circuit run)      p50 ${ms(run1.p50)}  p99 ${ms(run1.p99)}`);
@@ -86,6 +101,10 @@ export async function run(): Promise<void> {
       console.log(`HTTP submit -> result (2 requests, worker thread)        p50 ${ms(http.p50)}  p99 ${ms(http.p99)}`);
       console.log(`overhead of HTTP + store + queue at p50: ${(http.p50 - job1.p50).toFixed(2)} ms over the same work in-process, ` +
         `${(http.p50 - run1.p50).toFixed(2)} ms over lattice circuit run (${(http.p50 / run1.p50).toFixed(1)}x)`);
+      // CPU time of the whole process (its worker threads and the HTTP client included) per job:
+      // on a machine shared with other work, wall time also counts the waits for a core.
+      console.log(`CPU per job: ${jobCpuMs.toFixed(2)} ms in-process (optimize level 2 + run), ${httpCpuMs.toFixed(2)} ms through HTTP ` +
+        `(client included): ${(httpCpuMs - jobCpuMs).toFixed(2)} ms of CPU over the same work`);
       console.log(`statements per job: ${(counted.jobs / n).toFixed(2)} on quantum_jobs, ${(counted.other / n).toFixed(2)} others (key counters, webhooks, queue polling)`);
     }
 
@@ -124,4 +143,5 @@ export async function run(): Promise<void> {
     await workers.release();
     await svc.close();
   }
+  console.log(`load average after: ${loadavg().map((x) => x.toFixed(1)).join(' ')}`);
 }

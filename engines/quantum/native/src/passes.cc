@@ -4,6 +4,7 @@
 // pass instead of one per gate. Chunks are independent, so threads split them with no
 // synchronisation until the pass ends.
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -33,13 +34,30 @@ Buffer allocBuffer(uint64_t doubles) {
 
 // Where each local index lives in a chunk, listed in increasing global offset so that the
 // gather and scatter stream through memory. The lowest `run` local bits are the lowest global
-// bits in the same order, so blocks of 2^run amplitudes are contiguous on both sides.
+// bits in the same order, so blocks of 2^run amplitudes are contiguous on both sides. A
+// block's offsets are the sum of a low part (its lowest `loBits` block bits) and a high part:
+// two small tables that stay in L1, where one entry per block (up to 2^a of them when the run
+// is short) would take as much cache as the chunk itself.
 struct Layout {
   int run = 0;
-  std::vector<uint64_t> goff;  // global offset of each block (relative to the chunk base), increasing
-  std::vector<uint32_t> lidx;  // the local index of the block's first amplitude
-  std::vector<int> rest;       // global bits outside the pass, ascending
+  int loBits = 0;
+  std::vector<uint64_t> goffLo, goffHi;  // global offsets (relative to the chunk base), increasing
+  std::vector<uint32_t> lidxLo, lidxHi;  // local index of the block's first amplitude
+  std::vector<int> rest;                 // global bits outside the pass, ascending
 };
+
+// Offsets of every combination of `bits` (global and local bit of each), lowest bit varying fastest.
+void offsetTable(const std::vector<std::pair<int, int>>& bits, std::vector<uint64_t>& g, std::vector<uint32_t>& li) {
+  const uint64_t size = uint64_t{1} << bits.size();
+  g.assign(size, 0);
+  li.assign(size, 0);
+  // Each entry is an earlier one (its lowest set bit cleared) plus that bit's offset.
+  for (uint64_t r = 1; r < size; r++) {
+    const int j = __builtin_ctzll(r);
+    g[r] = g[r & (r - 1)] | (uint64_t{1} << bits[j].first);
+    li[r] = li[r & (r - 1)] | (1u << bits[j].second);
+  }
+}
 
 void layoutOf(const Pass& p, int n, Layout& l) {
   l.run = 0;
@@ -49,17 +67,11 @@ void layoutOf(const Pass& p, int n, Layout& l) {
   std::vector<int> order;  // local bits above the run, sorted by their global qubit
   for (int j = l.run; j < p.a; j++) order.push_back(j);
   std::sort(order.begin(), order.end(), [&](int x, int y) { return p.globalOf[x] < p.globalOf[y]; });
-  const uint64_t blocks = uint64_t{1} << hi;
-  l.goff.resize(blocks);
-  l.lidx.resize(blocks);
-  // Each entry is an earlier one (its lowest set bit cleared) plus that bit's offset.
-  l.goff[0] = 0;
-  l.lidx[0] = 0;
-  for (uint64_t r = 1; r < blocks; r++) {
-    const int j = __builtin_ctzll(r);
-    l.goff[r] = l.goff[r & (r - 1)] | (uint64_t{1} << p.globalOf[order[j]]);
-    l.lidx[r] = l.lidx[r & (r - 1)] | (1u << order[j]);
-  }
+  l.loBits = std::min(hi, 8);
+  std::vector<std::pair<int, int>> lo, up;
+  for (int j = 0; j < hi; j++) (j < l.loBits ? lo : up).push_back({p.globalOf[order[j]], order[j]});
+  offsetTable(lo, l.goffLo, l.lidxLo);
+  offsetTable(up, l.goffHi, l.lidxHi);
   uint64_t active = 0;
   for (int q : p.globalOf) active |= uint64_t{1} << q;
   for (int b = 0; b < n; b++) if (!((active >> b) & 1)) l.rest.push_back(b);
@@ -94,38 +106,65 @@ void applyOps(R* re, R* im, const Pass& p, uint64_t base) {
   }
 }
 
+// Calls f(global offset, local index) for every block, in increasing global offset.
+template <typename F>
+inline void forEachBlock(const Layout& l, F&& f) {
+  const size_t nlo = l.goffLo.size();
+  for (size_t h = 0; h < l.goffHi.size(); h++) {
+    const uint64_t g = l.goffHi[h];
+    const uint32_t li = l.lidxHi[h];
+    for (size_t b = 0; b < nlo; b++) f(g + l.goffLo[b], li + l.lidxLo[b]);
+  }
+}
+
 template <typename R>
 void gather(const R* __restrict s, const Layout& l, R* __restrict re, R* __restrict im) {
   const uint64_t len = uint64_t{1} << l.run;
-  for (size_t b = 0; b < l.goff.size(); b++) {
-    const R* __restrict src = s + 2 * l.goff[b];
-    R* __restrict r = re + l.lidx[b];
-    R* __restrict i = im + l.lidx[b];
+  if (len == 1) {
+    forEachBlock(l, [&](uint64_t g, uint32_t li) {
+      re[li] = s[2 * g];
+      im[li] = s[2 * g + 1];
+    });
+    return;
+  }
+  forEachBlock(l, [&](uint64_t g, uint32_t li) {
+    const R* __restrict src = s + 2 * g;
+    R* __restrict r = re + li;
+    R* __restrict i = im + li;
     for (uint64_t t = 0; t < len; t++) {
       r[t] = src[2 * t];
       i[t] = src[2 * t + 1];
     }
-  }
+  });
 }
 
 template <typename R>
 void scatter(R* __restrict s, const Layout& l, const R* __restrict re, const R* __restrict im) {
   const uint64_t len = uint64_t{1} << l.run;
-  for (size_t b = 0; b < l.goff.size(); b++) {
-    R* __restrict dst = s + 2 * l.goff[b];
-    const R* __restrict r = re + l.lidx[b];
-    const R* __restrict i = im + l.lidx[b];
+  if (len == 1) {
+    forEachBlock(l, [&](uint64_t g, uint32_t li) {
+      s[2 * g] = re[li];
+      s[2 * g + 1] = im[li];
+    });
+    return;
+  }
+  forEachBlock(l, [&](uint64_t g, uint32_t li) {
+    R* __restrict dst = s + 2 * g;
+    const R* __restrict r = re + li;
+    const R* __restrict i = im + li;
     for (uint64_t t = 0; t < len; t++) {
       dst[2 * t] = r[t];
       dst[2 * t + 1] = i[t];
     }
-  }
+  });
 }
 
-// Chunks [from, to) of those enumerated by `live` (the inactive bits that may be nonzero).
+// The chunks enumerated by `live` (the inactive bits that may be nonzero), taken one at a time
+// from a shared counter: a thread the system pauses (a busy machine) or a slower core holds up
+// the pass by one chunk, not by a fixed share of it.
 template <typename R>
-void runChunks(R* st, const Pass& p, const Layout& l, const std::vector<int>& live, uint64_t from, uint64_t to, R* re, R* im) {
-  for (uint64_t c = from; c < to; c++) {
+void runChunks(R* st, const Pass& p, const Layout& l, const std::vector<int>& live, std::atomic<uint64_t>* next, uint64_t chunks, R* re, R* im) {
+  for (uint64_t c = next->fetch_add(1, std::memory_order_relaxed); c < chunks; c = next->fetch_add(1, std::memory_order_relaxed)) {
     const uint64_t base = chunkBase(c, live);
     R* s = st + 2 * base;
     gather(s, l, re, im);
@@ -241,16 +280,13 @@ void runPasses(R* st, int n, const std::vector<Pass>& passes, int threads, bool 
     // Below 2^18 amplitudes a pass takes well under a millisecond: starting threads would cost more.
     const int t = n < 18 ? 1 : int(std::min<uint64_t>(uint64_t(threads), chunks));
     while (int(buffers.size()) < 2 * t) buffers.push_back(allocBuffer(uint64_t{1} << bufferBits));
+    std::atomic<uint64_t> next{0};
     if (t == 1) {
-      runChunks(st, p, l, live, 0, chunks, bufferAs<R>(0), bufferAs<R>(1));
+      runChunks(st, p, l, live, &next, chunks, bufferAs<R>(0), bufferAs<R>(1));
     } else {
       std::vector<std::thread> pool;
-      const uint64_t per = (chunks + t - 1) / t;
-      for (int w = 1; w < t; w++) {
-        const uint64_t from = std::min(chunks, w * per), to = std::min(chunks, (w + 1) * per);
-        pool.emplace_back(runChunks<R>, st, std::cref(p), std::cref(l), std::cref(live), from, to, bufferAs<R>(2 * w), bufferAs<R>(2 * w + 1));
-      }
-      runChunks(st, p, l, live, 0, std::min(chunks, per), bufferAs<R>(0), bufferAs<R>(1));
+      for (int w = 1; w < t; w++) pool.emplace_back(runChunks<R>, st, std::cref(p), std::cref(l), std::cref(live), &next, chunks, bufferAs<R>(2 * w), bufferAs<R>(2 * w + 1));
+      runChunks(st, p, l, live, &next, chunks, bufferAs<R>(0), bufferAs<R>(1));
       for (auto& th : pool) th.join();
     }
     for (int q : p.globalOf) support |= uint64_t{1} << q;

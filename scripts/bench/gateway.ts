@@ -12,6 +12,7 @@
  * process to itself. The load generator is a third process (lib/http-load.ts).
  */
 import { fork, type ChildProcess } from 'node:child_process';
+import { availableParallelism, loadavg } from 'node:os';
 import { Agent, request } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { measure, type LoadResult } from './lib/http-load.ts';
@@ -70,6 +71,7 @@ const rpsRow = (label: string, r: LoadResult): string =>
   `${label.padEnd(34)} ${r.rps.toFixed(0).padStart(7)} req/s${r.errors || r.non2xx ? `  (${r.errors} errors, ${r.non2xx} non-2xx)` : ''}`;
 
 export async function run(): Promise<void> {
+  console.log(`load average at start ${loadavg()[0]!.toFixed(1)} on ${availableParallelism()} cores`);
   const upstream = await upstreamProcess();
   const gw = await startGateway({ models: upstreamModels(upstream.url) });
   try {
@@ -110,4 +112,5 @@ export async function run(): Promise<void> {
     await gw.close();
     upstream.child.disconnect();
   }
+  console.log(`load average after: ${loadavg().map((x) => x.toFixed(1)).join(' ')}`);
 }

@@ -95,6 +95,7 @@ export async function buildNavApp(ctx: ServiceContext, options: { prefix: string
     if (leadership.isLeader || forwarder.isLocal(req.url)) return;
     return forwarder.forward(req, reply);
   });
+  app.addHook('preClose', async () => forwarder.endStreams());
   app.addHook('onClose', async () => {
     await leadership.stop();
   });

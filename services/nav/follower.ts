@@ -7,8 +7,10 @@
  * leader is known a follower answers 503 `NO_FIX` with `Retry-After: 1`.
  *
  * What a follower keeps: the leader's address, read from `cluster_leaders` and kept for one
- * second (or until a request to it fails).
+ * second (or until a request to it fails), and the event streams it passes through (the
+ * positioning page's live updates), each until its browser leaves or the app closes.
  */
+import { Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { currentLeader } from '../../platform/cluster/leader.ts';
 import type { Database } from '../../platform/storage/database.ts';
@@ -24,6 +26,8 @@ const HOP_OUT = new Set([...HOP, 'content-length', 'content-encoding', 'date']);
 
 export class LeaderForwarder {
   private cached: { address: string | null; at: number } | null = null;
+  /** Event streams passed through now, one abort each. */
+  private readonly streams = new Set<AbortController>();
 
   constructor(
     private readonly db: Database,
@@ -56,18 +60,45 @@ export class LeaderForwarder {
         // Node's fetch streams a request body only half-duplex.
         ...(hasBody ? { duplex: 'half' } : {}),
         redirect: 'manual',
-        signal: AbortSignal.timeout(60_000),
+        // An event stream (the page's live updates) stays open: its end is the browser's to choose.
+        signal: req.headers.accept === 'text/event-stream' ? this.streamSignal(reply) : AbortSignal.timeout(60_000),
       } as RequestInit);
     } catch {
       this.cached = null;
       throw navError('NO_FIX', 'No position available: the receiver is changing over to another process; retry in a second', { 'retry-after': '1' });
     }
-    const body = Buffer.from(await res.arrayBuffer());
     reply.code(res.status);
     res.headers.forEach((value, name) => {
       if (!HOP_OUT.has(name)) reply.header(name, value);
     });
-    return reply.send(body);
+    // Server-sent events pass through as they come (the reply taken over, so that no route of
+    // this process answers it too); anything else is answered whole.
+    if (res.body && (res.headers.get('content-type') ?? '').startsWith('text/event-stream')) {
+      reply.hijack();
+      reply.raw.writeHead(res.status, reply.getHeaders() as Record<string, string>);
+      const body = Readable.fromWeb(res.body as never);
+      body.on('error', () => reply.raw.end());
+      body.pipe(reply.raw);
+      return reply;
+    }
+    return reply.send(Buffer.from(await res.arrayBuffer()));
+  }
+
+  /** Ends the event streams passed through from the leader (the app's preClose: closing never waits on an open page). */
+  endStreams(): void {
+    for (const ac of this.streams) ac.abort();
+    this.streams.clear();
+  }
+
+  /** Aborts when the browser's connection to this process closes, or the app closes, ending the leader's stream with it. */
+  private streamSignal(reply: FastifyReply): AbortSignal {
+    const ac = new AbortController();
+    this.streams.add(ac);
+    reply.raw.on('close', () => {
+      this.streams.delete(ac);
+      ac.abort();
+    });
+    return ac.signal;
   }
 
   private async leaderAddress(): Promise<string | null> {
@@ -86,3 +117,4 @@ export function advertisedAddress(address: ReturnType<import('node:net').Server[
   const host = wildcard ? '127.0.0.1' : address.family === 'IPv6' ? `[${address.address}]` : address.address;
   return `http://${host}:${address.port}`;
 }
+

@@ -65,6 +65,9 @@ test('without a session the page is the sign-in form and the data routes answer 
   const state = await call(`${svc.url}/console/state`);
   assert.equal(state.status, 401);
   assert.deepEqual(state.body, { success: false, error: { code: 'UNAUTHORIZED', message: 'Not signed in' } });
+  const events = await call(`${svc.url}/console/events`);
+  assert.equal(events.status, 401);
+  assert.equal(events.body.error.code, 'UNAUTHORIZED');
   const bad = await call(`${svc.url}/console/login`, { body: { email } });
   assert.equal(bad.status, 400);
   assert.equal(bad.body.success, false);
@@ -105,7 +108,7 @@ test('signed in, the page shows the satellites the API reports, the position, ti
   await page.locator('svg.scatter ellipse.ellipse').waitFor();
   // Live: the UTC shown moves on without a reload.
   const utc1 = await page.locator('#utc').textContent();
-  await page.locator('#updated', { hasText: 'updated' }).waitFor();
+  await page.locator('#updated', { hasText: 'received' }).waitFor();
   let utc2 = utc1;
   for (let i = 0; i < 40 && utc2 === utc1; i++) {
     await page.waitForTimeout(250);
@@ -117,9 +120,13 @@ test('signed in, the page shows the satellites the API reports, the position, ti
   await context.close();
 });
 
-test('the spoofing scenario shows the alert within seconds, and clearing it shows the recovery', async () => {
+test('the spoofing scenario shows the alert within seconds, and clearing it shows the recovery, pushed as server-sent events without a reload or a poll', async () => {
   const { page, context, problems } = await openPage(browser);
   await signIn(page);
+  const requests: Array<{ path: string; type: string }> = [];
+  page.on('request', (req) => requests.push({ path: new URL(req.url()).pathname, type: req.resourceType() }));
+  await page.locator('#live[data-stream="open"]').waitFor();
+  await page.evaluate('window.stillTheSamePage = true');
   assert.equal(await page.locator('#spoof-status').textContent(), 'clear');
   await scenario('spoofing');
   const t0 = Date.now();
@@ -136,6 +143,10 @@ test('the spoofing scenario shows the alert within seconds, and clearing it show
   await page.locator('.events li[data-resolved="yes"]').first().waitFor({ timeout: 90_000 });
   await page.screenshot({ path: join(DOCS, 'nav-recovered.png'), fullPage: true });
   assert.ok(seconds < 30, `alert shown after ${seconds} s`);
+  // All of it arrived on the one event stream opened with the page: no reload, no fetch of the panels.
+  assert.equal(await page.evaluate('window.stillTheSamePage'), true, 'the page was not reloaded');
+  assert.deepEqual(requests.filter((q) => q.type === 'fetch' || q.type === 'xhr' || q.type === 'document').map((q) => q.path), []);
+  assert.equal(await page.locator('#live').getAttribute('data-stream'), 'open');
   assert.deepEqual(problems, []);
   await context.close();
 });
@@ -185,6 +196,19 @@ test('a follower process answers the page and its data from the leader\'s receiv
     assert.ok(viaFollower.body.data.sky.length > 4);
     const html = await (await fetch(`${follower.url}/`, { headers: { cookie } })).text();
     assert.match(html, /<main class="grid" id="live"/);
+    // The live updates pass through the follower as they come: two epochs' panels on one open stream.
+    const events = await fetch(`${follower.url}/console/events`, { headers: { cookie, accept: 'text/event-stream' } });
+    assert.equal(events.status, 200);
+    assert.match(events.headers.get('content-type') ?? '', /^text\/event-stream/);
+    const reader = events.body!.getReader();
+    const decoder = new TextDecoder();
+    let seen = '';
+    while ((seen.match(/event: panels\n/g) ?? []).length < 2) {
+      const { value, done } = await reader.read();
+      assert.ok(!done, seen.slice(0, 200));
+      seen += decoder.decode(value, { stream: true });
+    }
+    await reader.cancel();
   } finally {
     await follower.app.close();
   }

@@ -7,11 +7,11 @@
  * and integrity (status, each check with its score and threshold, the event history as a
  * timeline). Console users (`lattice console-users create`) sign in with email and password.
  *
- * Live: web/nav.js asks GET /console/panels once a second and swaps in the panels the server
- * rendered from the receiver's latest solution. Polling, not server-sent events, because a
- * follower process answers by forwarding each request whole to the leader (follower.ts); every
- * route here reads the leader's receiver like the API routes do. GET /console/state is the same
- * data as JSON.
+ * Live: web/nav.js opens an EventSource on GET /console/events (page-events.ts), and the server
+ * pushes the panels it rendered from the receiver's solution at each new epoch (and once a
+ * second while no epoch comes, so that a holdover bound keeps growing on screen). A follower
+ * process streams the leader's events through (follower.ts). GET /console/panels answers the
+ * same panels once, and GET /console/state the same data as JSON.
  */
 import { fileURLToPath } from 'node:url';
 import { gpsToIso, gpsToUnixMs, gpsWeekTow } from '../../../engines/gnss/time.ts';
@@ -25,6 +25,7 @@ import type { SkySatellite } from '../sky.ts';
 import type { Solution } from '../solution.ts';
 import { currentTiming } from '../timing.ts';
 import type { NavDeps } from './context.ts';
+import { registerPageEvents } from './page-events.ts';
 
 /** Seconds of receiver time the position scatter covers. */
 export const TRACK_WINDOW_S = 600;
@@ -47,6 +48,8 @@ interface TrackPoint {
  */
 class Track {
   points: TrackPoint[] = [];
+  /** Called after each new epoch, or after a second without one. */
+  readonly ticks = new Set<() => void>();
   private lastSeq = 0;
   private receiver?: NavReceiver;
   private closed = false;
@@ -60,9 +63,12 @@ class Track {
           this.lastSeq = 0;
         }
         const s = await this.receiver.nextSolution(this.lastSeq, 1000);
-        if (!s || this.closed) continue;
-        for (const x of this.receiver.recent) if (x.seq > this.lastSeq) this.add(x);
-        if (s.seq > this.lastSeq) this.add(s);
+        if (this.closed) break;
+        if (s) {
+          for (const x of this.receiver.recent) if (x.seq > this.lastSeq) this.add(x);
+          if (s.seq > this.lastSeq) this.add(s);
+        }
+        for (const tick of this.ticks) tick();
       }
     };
     void loop();
@@ -358,6 +364,12 @@ export function panels(st: PageState): Record<string, string> {
   return { source: sourceLine(st).value, sky: skyPanel(st).value, position: positionPanel(st).value, time: timePanel(st).value, integrity: integrityPanel(st).value };
 }
 
+/** One live update: the panels and the figures the script marks the page with. */
+export function panelsUpdate(st: PageState) {
+  return { panels: panels(st), status: st.integrity.status, satellites: st.sky.map((s) => s.sat), time_source: st.time.source, epoch: st.epoch?.seq ?? null };
+}
+export type PanelsUpdate = ReturnType<typeof panelsUpdate>;
+
 export async function registerPage(app: ServiceApp, deps: NavDeps, prefix: string): Promise<void> {
   const sessions = new ConsoleSessions(deps.ctx.db, {
     table: 'nav_sessions',
@@ -378,10 +390,8 @@ export async function registerPage(app: ServiceApp, deps: NavDeps, prefix: strin
   registerConsoleSignIn(app, sessions, prefix, (data) => ({ success: true, data }));
   const guard = sessions.required();
   app.get(`${prefix}/console/state`, { schema: hidden, preHandler: guard }, async () => ({ success: true, data: await pageState(deps, track.points) }));
-  app.get(`${prefix}/console/panels`, { schema: hidden, preHandler: guard }, async () => {
-    const st = await pageState(deps, track.points);
-    return { success: true, data: { panels: panels(st), status: st.integrity.status, satellites: st.sky.map((s) => s.sat), time_source: st.time.source } };
-  });
+  app.get(`${prefix}/console/panels`, { schema: hidden, preHandler: guard }, async () => ({ success: true, data: panelsUpdate(await pageState(deps, track.points)) }));
+  registerPageEvents(app, { path: `${prefix}/console/events`, guard, track, render: async () => panelsUpdate(await pageState(deps, track.points)) });
 
   app.get(`${prefix}/`, { schema: hidden }, async (req, reply) => {
     const session: ConsoleSession | null = await sessions.find(req);
@@ -389,13 +399,13 @@ export async function registerPage(app: ServiceApp, deps: NavDeps, prefix: strin
     const st = await pageState(deps, track.points);
     const p = panels(st);
     const body = html`<header class="top"><h1>Lattice positioning</h1><span class="source" id="source">${raw(p.source!)}</span><span class="who">${session.email}</span><button type="button" class="secondary" id="signout">Sign out</button></header>
-<main class="grid" id="live" data-poll-ms="1000">
+<main class="grid" id="live">
   <section class="card" id="sky">${raw(p.sky!)}</section>
   <section class="card" id="position">${raw(p.position!)}</section>
   <section class="card" id="time">${raw(p.time!)}</section>
   <section class="card" id="integrity">${raw(p.integrity!)}</section>
 </main>
-<p class="muted foot" id="updated" aria-live="polite">Live: updated every second.</p>`;
+<p class="muted foot" id="updated" aria-live="polite">Connecting for live updates…</p>`;
     return sendPage(reply, { ...page, title: 'Lattice positioning', body });
   });
 }

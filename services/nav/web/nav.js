@@ -1,6 +1,5 @@
-// The positioning page's behaviour: sign in and out, and the live update. Once a second it asks
-// the service for the panels (rendered on the server from the receiver's latest solution) and
-// swaps them in; a failed poll is shown and retried, never fatal.
+// The positioning page's behaviour: sign in and out, and the live update: the panels rendered on
+// the server from each epoch's solution arrive as server-sent events and are swapped in.
 'use strict';
 
 const base = location.pathname.replace(/\/$/, '');
@@ -45,33 +44,47 @@ if (signout) {
   });
 }
 
+// The live update: an EventSource on /console/events; the server pushes the panels at each new
+// epoch. The browser reconnects a broken stream by itself (after the server's `retry`); a stream
+// refused outright (the session ended) reloads the page, which then shows the sign-in form.
 const live = document.getElementById('live');
 if (live) {
-  const every = Number(live.dataset.pollMs) || 1000;
   const updated = document.getElementById('updated');
-  let failures = 0;
-  const poll = async () => {
-    try {
-      const data = await api('GET', '/console/panels');
-      for (const [id, markup] of Object.entries(data.panels)) {
-        const el = document.getElementById(id);
-        if (el) el.innerHTML = markup;
-      }
-      live.dataset.status = data.status;
-      live.dataset.timeSource = data.time_source;
-      failures = 0;
-      updated.textContent = `Live: updated ${new Date().toISOString().slice(11, 19)} UTC.`;
-      updated.classList.remove('error');
-    } catch (err) {
-      if (err.status === 401) {
-        location.reload();
+  const apply = (data) => {
+    for (const [id, markup] of Object.entries(data.panels)) {
+      const el = document.getElementById(id);
+      if (el) el.innerHTML = markup;
+    }
+    live.dataset.status = data.status;
+    live.dataset.timeSource = data.time_source;
+    updated.textContent = `Live: epoch ${data.epoch ?? "—"} received ${new Date().toISOString().slice(11, 19)} UTC (this computer's clock).`;
+    updated.classList.remove('error');
+  };
+  let source = null;
+  const connect = () => {
+    source = new EventSource(`${base}/console/events`);
+    live.dataset.stream = 'connecting';
+    source.addEventListener('open', () => {
+      live.dataset.stream = 'open';
+    });
+    source.addEventListener('panels', (event) => apply(JSON.parse(event.data)));
+    source.addEventListener('error', async () => {
+      updated.textContent = 'Live updates interrupted; reconnecting.';
+      updated.classList.add('error');
+      if (source.readyState !== EventSource.CLOSED) {
+        live.dataset.stream = 'reconnecting';
         return;
       }
-      failures++;
-      updated.textContent = `Update failed (${err.message}); retrying.`;
-      updated.classList.add('error');
-    }
-    setTimeout(poll, failures ? Math.min(10_000, every * 2 ** failures) : every);
+      // Refused (not a broken stream): signed out, or the server answered an error. Ask why.
+      live.dataset.stream = 'closed';
+      try {
+        await api('GET', '/console/state');
+      } catch (err) {
+        if (err.status === 401) return location.reload();
+      }
+      setTimeout(connect, 5000);
+    });
   };
-  setTimeout(poll, every);
+  connect();
+  addEventListener('pagehide', () => source && source.close());
 }

@@ -10,6 +10,8 @@ import type { Page } from 'playwright-core';
 import { parseQasm } from '../../engines/quantum/index.ts';
 import { counts as circuitCounts } from '../../engines/quantum/optimizer/metrics.ts';
 import { createConsoleUser } from '../../platform/identity/console-users.ts';
+import { setPlan } from '../../platform/identity/accounts.ts';
+import { incrementWithinLimit, monthPeriod } from '../../platform/identity/usage.ts';
 import { decodeBundleCbor, EvidenceKeys, newBundleId, saveBundle, sealBundle, sha3Hash, verifyBundle } from '../../platform/evidence/index.ts';
 import { submitJob, waitForJob } from '../../platform/quantum-jobs/index.ts';
 import { migrate } from '../../platform/storage/migrate.ts';
@@ -65,6 +67,7 @@ test('without a session: the sign-in form, and the console routes answer 401 in 
   assert.match(await res.text(), /<form id="signin"/);
   const jobs = await call(`${svc.url}/console/jobs`);
   assert.equal(jobs.status, 401);
+  for (const path of ['/console/jobs/events', `/console/jobs/${bellId}/events`]) assert.equal((await call(`${svc.url}${path}`)).status, 401, path);
   assert.equal(jobs.body.error.code, 'UNAUTHORIZED');
   const job = await fetch(`${svc.url}/jobs/${bellId}`, { redirect: 'manual' });
   assert.equal(job.status, 302);
@@ -100,6 +103,14 @@ test('the jobs list, a job\'s histogram (bar heights match the counts) and its c
   const top = Math.max(...bars.map((b) => b.h));
   const most = Math.max(...bars.map((b) => b.count));
   for (const b of bars) assert.ok(Math.abs(b.h / top - b.count / most) < 0.001, JSON.stringify(bars));
+  // Quality: the counts' distance from the ideal Bell distribution (½ each of 00 and 11), as
+  // computed here from the counts the API returns; finite shots make it nonzero unless the split is exact.
+  const shots = Object.values(results.counts as Record<string, number>).reduce((a, b) => a + b, 0);
+  const expected = 0.5 * (Math.abs((results.counts['00'] ?? 0) / shots - 0.5) + Math.abs((results.counts['11'] ?? 0) / shots - 0.5) + Object.entries(results.counts as Record<string, number>).filter(([k]) => k !== '00' && k !== '11').reduce((a, [, c]) => a + c / shots, 0));
+  const shown = Number(await page.locator('#measured-tvd').getAttribute('data-tvd'));
+  assert.ok(Math.abs(shown - expected) < 1e-12, `${shown} vs ${expected}`);
+  assert.equal((await page.locator('#measured-tvd').innerText()).slice(0, 6), expected.toFixed(4));
+  assert.match(await page.locator('#backend-tvd').innerText(), /identical: a noiseless simulator/);
   // The diagram: one gate mark per gate of the submitted circuit.
   const before = page.locator('#circuit-before svg.circuit');
   assert.equal(await before.locator('g.op.gate').count(), circuitCounts(parseQasm(BELL)).gates);
@@ -133,17 +144,35 @@ test('the jobs list, a job\'s histogram (bar heights match the counts) and its c
   await context.close();
 });
 
-test('a running job shows live in the list and can be cancelled from its page; at phone width the page fits', async () => {
+test('jobs submitted after the page opened appear and change state by server-sent events, with no reload and no polling; a running job is cancelled from its page at phone width', async () => {
   const { page, context, problems } = await openPage(browser, { viewport: PHONE });
   await signIn(page);
+  const requests: Array<{ path: string; type: string }> = [];
+  page.on('request', (req) => requests.push({ path: new URL(req.url()).pathname, type: req.resourceType() }));
+  await page.locator('#jobs[data-stream="open"]').waitFor();
+  await page.evaluate('window.stillTheSamePage = true');
   const r = await api.post('/v2/circuits', { circuit: { qasm: ghz(22), format: 'qasm2' }, backend: 'lattice_falcon_27', shots: 2000, optimization_level: 0 });
   assert.equal(r.status, 201, JSON.stringify(r.body));
   const id = r.body.job_id as string;
-  // The new job appears without a reload.
+  const other = await api.post('/v2/circuits', { circuit: { qasm: ghz(22), format: 'qasm2' }, backend: 'lattice_falcon_27', shots: 2000, optimization_level: 0 });
+  assert.equal(other.status, 201, JSON.stringify(other.body));
+  const quick = await api.post('/v2/circuits', { circuit: { qasm: BELL, format: 'qasm2' }, backend: 'statevector_simulator', shots: 100 });
+  assert.equal(quick.status, 201, JSON.stringify(quick.body));
+  // They appear without a reload; the quick one is seen completed, and one cancelled through the API is seen cancelled.
   await page.locator(`tr[data-job-id="${id}"]`).waitFor({ timeout: 20_000 });
+  const otherRow = page.locator(`tr[data-job-id="${other.body.job_id}"]`);
+  assert.ok(['queued', 'validating', 'optimizing', 'running'].includes((await otherRow.getAttribute('data-status'))!));
+  await page.locator(`tr[data-job-id="${quick.body.job_id}"][data-status="completed"]`).waitFor({ timeout: 30_000 });
+  assert.equal((await api.del(`/v2/jobs/${other.body.job_id}`)).status, 200);
+  await page.locator(`tr[data-job-id="${other.body.job_id}"][data-status="cancelled"]`).waitFor({ timeout: 20_000 });
+  assert.equal(await page.evaluate('window.stillTheSamePage'), true, 'the page was not reloaded');
+  // Its one event stream stayed open, and the page fetched no JSON of the list or a status since it loaded.
+  assert.deepEqual(requests.filter((q) => q.type === 'fetch' || q.type === 'xhr').map((q) => q.path), []);
+  assert.equal(await page.locator('#jobs').getAttribute('data-stream'), 'open');
   await page.screenshot({ path: join(DOCS, 'qcos-jobs-phone.png'), fullPage: true });
   await page.goto(`${svc.url}/jobs/${id}`);
   const status = await page.locator('#job').getAttribute('data-status');
+  if (status !== 'running') await page.locator('#job[data-stream="open"]').waitFor();
   assert.ok(['queued', 'validating', 'optimizing', 'running'].includes(status!), status!);
   await page.getByRole('button', { name: 'Cancel job' }).click();
   await page.locator('#job[data-status="cancelled"]').waitFor();
@@ -196,8 +225,14 @@ test('a job of another quantum service is listed, and its evidence bundle is ver
   assert.match(json.headers.get('content-disposition') ?? '', /attachment; filename=".+\.json"/);
   const downloaded = await json.json();
   assert.deepEqual(downloaded, bundle);
+  // The verdicts shown are a verification's own: the test verifies the downloaded bundle against
+  // the published keys with the circuit the job ran, and the page shows the same checks and reasons.
   const keys = await new EvidenceKeys(svc.db, 'core').publicKeys();
-  assert.equal((await verifyBundle(downloaded, { keys })).valid, true);
+  const mine = await verifyBundle(downloaded, { keys, hashInputs: { circuit_hash: BELL } });
+  assert.equal(mine.valid, true, JSON.stringify(mine.checks));
+  const shown = await page.locator('#evidence li[data-check]').evaluateAll((els: any[]) => els.map((e) => [e.dataset.check, e.dataset.verdict, e.querySelector('.reason')?.textContent ?? null]));
+  assert.deepEqual(shown, Object.entries(mine.checks).map(([name, c]) => [name, c.verdict, c.reason ?? null]));
+  assert.equal(mine.checks.hash!.reason, undefined, 'the circuit hash was recomputed, not only its form checked');
   const cbor = await fetch(new URL(href.replace('format=json', 'format=cbor'), svc.url), { headers: { cookie } });
   assert.deepEqual(await decodeBundleCbor(new Uint8Array(await cbor.arrayBuffer())), bundle);
   const pdf = await fetch(new URL(href.replace('format=json', 'format=pdf'), svc.url), { headers: { cookie } });
@@ -211,6 +246,22 @@ test('a job of another quantum service is listed, and its evidence bundle is ver
   await page.reload();
   await page.locator('#evidence[data-valid="no"]').waitFor();
   assert.equal(await page.locator('#evidence li[data-check="signature"]').getAttribute('data-verdict'), 'invalid');
+  // A bundle signed by core's own key over another circuit than the job's: the signature holds, the recomputed hash does not.
+  const second = await submitJob(svc.ctx, {
+    service: 'core', accountId, kind: 'run', backend: 'statevector_simulator', minutesKind: 'simulation', holdMinutes: 1,
+    input: { task: { qasm: BELL, backend: 'statevector_simulator', shots: 100, optimizationLevel: 1, execute: true } },
+  });
+  assert.equal((await waitForJob(svc.ctx, { service: 'core', accountId }, second.id, 30_000))?.status, 'completed');
+  const elsewhere = await sealBundle(new EvidenceKeys(svc.db, 'core'), 'core', {
+    bundle_id: newBundleId('evb'), version: '3.0', created_at: new Date().toISOString(), circuit_hash: sha3Hash(ghz(3)),
+    execution_proof: { backend: 'statevector_simulator', shots: 100, timestamp: new Date().toISOString() },
+  });
+  await saveBundle(svc.db, { bundleId: elsewhere.bundle_id as string, service: 'core', kind: 'core', accountId, subjectId: second.id, bundle: elsewhere });
+  await page.goto(`${svc.url}/jobs/${second.id}`);
+  await page.locator('#evidence[data-valid="no"]').waitFor();
+  assert.equal(await page.locator('#evidence li[data-check="signature"]').getAttribute('data-verdict'), 'valid');
+  assert.equal(await page.locator('#evidence li[data-check="hash"]').getAttribute('data-verdict'), 'invalid');
+  assert.equal((await verifyBundle(elsewhere, { keys, hashInputs: { circuit_hash: BELL } })).checks.hash!.verdict, 'invalid');
   // A job without a bundle says so.
   await page.goto(`${svc.url}/jobs/${bellId}`);
   await page.locator('#no-evidence').waitFor();
@@ -239,4 +290,59 @@ test('remote supplier jobs (interfaces 2 and 4) are listed with the other jobs w
   assert.deepEqual(suppliersOnly.body.jobs.map((j: { id: string }) => j.id), ['sjr_page_test']);
   const completedOnly = await call(`${svc.url}/console/jobs?service=suppliers&status=completed`, { headers: { cookie } });
   assert.deepEqual(completedOnly.body.jobs, []);
+  // Its row links to its page: what the suppliers' table records, and the circuit drawn.
+  assert.match(all.body.rows, /<a href="\/jobs\/sjr_page_test">/);
+  const page = await fetch(`${svc.url}/jobs/sjr_page_test`, { headers: { cookie } });
+  assert.equal(page.status, 200);
+  const text = await page.text();
+  assert.match(text, /id="job" data-job-id="sjr_page_test" data-status="running" data-active="yes" data-origin="supplier"/);
+  assert.match(text, /supplier_a_qpu/);
+  assert.equal(text.match(/<g class="op gate/g)?.length, circuitCounts(parseQasm(BELL)).gates);
+  // Its status events follow the table: a change there reaches an open stream.
+  const events = await fetch(`${svc.url}/console/jobs/sjr_page_test/events`, { headers: { cookie, accept: 'text/event-stream' } });
+  assert.equal(events.headers.get('content-type'), 'text/event-stream; charset=utf-8');
+  const reader = events.body!.getReader();
+  const decoder = new TextDecoder();
+  let seen = '';
+  const readUntil = async (re: RegExp) => {
+    while (!re.test(seen)) {
+      const { value, done } = await reader.read();
+      assert.ok(!done, seen);
+      seen += decoder.decode(value, { stream: true });
+    }
+  };
+  await readUntil(/event: status\ndata: \{"job_id":"sjr_page_test","status":"running"\}/);
+  await svc.db.query("UPDATE supplier_jobs SET status = 'completed', result = $2, updated_at = now() WHERE id = $1", ['sjr_page_test', JSON.stringify({ counts: { '00': 52, '11': 48 }, shots: 100 })]);
+  await readUntil(/"status":"completed"/);
+  await reader.cancel();
+  const done = await (await fetch(`${svc.url}/jobs/sjr_page_test`, { headers: { cookie } })).text();
+  assert.equal(done.match(/<rect class="bar/g)?.length, 2);
+});
+
+test('usage is shown against each quantum service\'s plan quota: qcos minutes and credits, core evaluations, the suppliers\' jobs per key today', async () => {
+  const [{ account_id: accountId }] = await svc.db.query<{ account_id: string }>('SELECT account_id FROM console_users WHERE email = $1', [email]);
+  await setPlan(svc.db, accountId, 'core', 'free');
+  await setPlan(svc.db, accountId, 'suppliers', 'pro');
+  const before = Number((await svc.db.query<{ value: string }>("SELECT value FROM usage_counters WHERE account_id = $1 AND service = 'core' AND counter = 'evaluations'", [accountId]))[0]?.value ?? 0);
+  for (let i = 0; i < 3; i++) await incrementWithinLimit(svc.db, { accountId, service: 'core', counter: 'evaluations', period: monthPeriod() }, 100);
+  const day = new Date().toISOString().slice(0, 10);
+  await svc.db.query("INSERT INTO usage_counters (account_id, service, counter, period, value) VALUES ($1, 'suppliers', 'jobs_day:key_a', $2, 7), ($1, 'suppliers', 'jobs_day:key_b', $2, 2)", [accountId, day]);
+  const usage = (await api.get('/v2/account/usage')).body;
+  const { page, context, problems } = await openPage(browser);
+  await signIn(page);
+  const meter = (service: string, name: string) => page.locator(`#usage .usage-line[data-service="${service}"] .meter[data-meter="${name}"]`);
+  assert.equal(await meter('qcos', 'Quantum').getAttribute('data-included'), '100');
+  assert.equal(Number(await meter('qcos', 'Quantum').getAttribute('data-used')), usage.quantum_minutes.used);
+  assert.equal(Number(await meter('qcos', 'Simulation').getAttribute('data-used')), usage.simulation_minutes.used);
+  assert.equal(await meter('qcos', 'Simulation').getAttribute('data-included'), String(usage.simulation_minutes.included));
+  assert.equal(await meter('qcos', 'Optimization credits').getAttribute('data-used'), String(usage.optimization_credits.used));
+  assert.equal(await meter('core', 'Evaluations').getAttribute('data-used'), String(before + 3));
+  assert.equal(await meter('core', 'Evaluations').getAttribute('data-included'), '100');
+  assert.match(await meter('core', 'Evaluations').innerText(), new RegExp(`Evaluations: ${before + 3} of 100`));
+  assert.equal(await meter('suppliers', 'Jobs today').getAttribute('data-used'), '7');
+  assert.equal(await meter('suppliers', 'Jobs today').getAttribute('data-included'), '100');
+  assert.equal(await meter('core', 'Evaluations').locator('progress').getAttribute('value'), String(Math.round(before + 3)));
+  await page.locator('#usage').screenshot({ path: join(DOCS, 'qcos-usage.png') });
+  assert.deepEqual(problems, []);
+  await context.close();
 });

@@ -4,30 +4,37 @@
  * quantum service: interfaces 1 (qcos), 3 (core), 5 (platform) and 6 (runtime) from the shared
  * job table, and the suppliers' jobs of interfaces 2 and 4 (their emulated runs are rows of the
  * shared table; their remote ones rows of `supplier_jobs`, read when that table exists). Beside
- * it: usage against the plan's quota per service for the billing period, and the credit balance
- * with its open holds. A job's page shows the circuit before and after optimization as diagrams
+ * it: usage against each service's plan quota (qcos's minutes and optimization credits and
+ * core's evaluations for the billing month, the suppliers' jobs per key for the day), and the
+ * credit balance with its open holds. A job's page shows the circuit before and after optimization as diagrams
  * (engines/quantum/draw) with gate and depth counts, the counts as a histogram (the 32 most
  * frequent outcomes, the rest summed), the quality metrics, the evidence bundle when the job has
  * one, and cancel while the job can still be cancelled.
  *
- * Live: web/qcos.js polls GET /console/jobs (the rows rendered here) every two seconds while a
- * job is queued or running, and a job's page polls GET /console/jobs/{id}/status and reloads
- * when the status changes.
+ * Live: web/qcos.js follows server-sent events (page-events.ts): the list's rows as the server
+ * sees them change, and on a job's page its status (the page renders anew when it changes).
+ * GET /console/jobs and /console/jobs/{id}/status answer the same once, as JSON.
  */
 import { fileURLToPath } from 'node:url';
 import { parseQasm } from '../../../engines/quantum/index.ts';
 import { circuitSvg } from '../../../engines/quantum/draw/index.ts';
 import { counts as circuitCounts } from '../../../engines/quantum/optimizer/metrics.ts';
 import { getBalance, microsToUsd } from '../../../platform/billing/index.ts';
-import { bundleForSubject, EvidenceKeys, exportBundle, isExportFormat, verifyBundle, type StoredBundle, type VerificationResult } from '../../../platform/evidence/index.ts';
+import { bundleForSubject, EvidenceKeys, exportBundle, isExportFormat, sha3HashJson, verifyBundle, type HashInputs, type StoredBundle, type VerificationResult } from '../../../platform/evidence/index.ts';
 import type { ServiceApp } from '../../../platform/http/app.ts';
 import { consoleSignInView, html, raw, type SafeHtml, sendPage, serveAssets } from '../../../platform/http/pages.ts';
 import { ConsoleSessions, registerConsoleSignIn, type ConsoleSession } from '../../../platform/http/session.ts';
 import { getPlan } from '../../../platform/identity/accounts.ts';
+import { monthPeriod, readCounter } from '../../../platform/identity/usage.ts';
 import { cancelJob, getJobWithResult, jobUsage, type QuantumJob, type JobInput, type TaskResult } from '../../../platform/quantum-jobs/index.ts';
 import { qcosError } from '../errors.ts';
 import { billingPeriod, qcosPlan } from '../plans.ts';
+// The plan tables of the other quantum services: data modules of the contract, no code of theirs runs here.
+import { corePlan } from '../../core/plans.ts';
+import { supplierPlan } from '../../suppliers/plans.ts';
 import type { QcosDeps } from './context.ts';
+import { registerJobEvents, type AccountJobsState } from './page-events.ts';
+import { measuredDistance } from './page-quality.ts';
 
 export const SERVICES: Record<string, string> = {
   qcos: 'QCOS (1)',
@@ -105,56 +112,128 @@ export async function listAccountJobs(deps: QcosDeps, accountId: string, f: { st
   return rows.sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime()).slice(0, limit);
 }
 
+/** What changes whenever a job of the account is added or changes state, and how many are active (page-events.ts). */
+export async function accountJobsState(deps: QcosDeps, accountId: string): Promise<AccountJobsState> {
+  const [q] = await deps.ctx.db.query<{ n: number; u: Date | null; active: number }>(
+    `SELECT count(*)::int AS n, max(updated_at) AS u, (count(*) FILTER (WHERE status IN ('queued', 'validating', 'optimizing', 'running')))::int AS active
+       FROM quantum_jobs WHERE account_id = $1`,
+    [accountId],
+  );
+  let key = `${q?.n ?? 0}/${q?.u ? new Date(q.u).getTime() : 0}`;
+  let active = Number(q?.active ?? 0);
+  if (await hasTable(deps, 'supplier_jobs')) {
+    const [r] = await deps.ctx.db.query<{ n: number; u: Date | null; active: number }>(
+      `SELECT count(*)::int AS n, max(updated_at) AS u, (count(*) FILTER (WHERE status IN ('queued', 'running')))::int AS active
+         FROM supplier_jobs WHERE account_id = $1 AND quantum_job_id IS NULL`,
+      [accountId],
+    );
+    key += `|${r?.n ?? 0}/${r?.u ? new Date(r.u).getTime() : 0}`;
+    active += Number(r?.active ?? 0);
+  }
+  return { key, active };
+}
+
 function jobRows(rows: JobRow[], prefix: string): SafeHtml {
   if (!rows.length) return html`<tr><td colspan="8" class="muted" id="no-jobs">No jobs match.</td></tr>`;
   return html`${rows.map(
     (j) => html`<tr data-job-id="${j.id}" data-status="${j.status}" data-service="${j.service}">
-<td>${j.origin === 'jobs' ? html`<a href="${prefix}/jobs/${j.id}"><code>${j.id}</code></a>` : html`<code>${j.id}</code>`}</td>
+<td><a href="${prefix}/jobs/${j.id}"><code>${j.id}</code></a></td>
 <td>${SERVICES[j.service] ?? j.service}</td><td>${j.backend}</td><td><span class="status ${j.status}">${j.status}</span></td>
 <td class="num">${j.shots ?? '—'}</td><td>${when(j.createdAt)}</td><td class="num">${dur(j.durationMs)}</td><td class="num">${usd(j.costUsd)}</td></tr>`,
   )}`;
 }
 
+interface Meter {
+  label: string;
+  used: number;
+  held: number;
+  /** null: unlimited, or no quota. */
+  included: number | null;
+  unit: string;
+  /** Figures with a fractional part (minutes). */
+  decimals: number;
+}
+
 interface UsageLine {
   service: string;
-  quantumUsed: number;
-  simulationUsed: number;
-  quantumHeld: number;
-  simulationHeld: number;
-  quantumIncluded: number | null;
-  simulationIncluded: number | null;
   jobs: number;
+  plan: string | null;
+  note: string | null;
+  meters: Meter[];
 }
 
-async function usageLines(deps: QcosDeps, accountId: string): Promise<{ lines: UsageLine[]; period: { start: Date; end: Date }; plan: string }> {
-  const period = billingPeriod(deps.ctx.now());
+/**
+ * Each quantum service's usage against its plan's quota, read where the service keeps it: qcos's
+ * minutes and optimization credits from the shared job table (as GET /v2/account/usage counts
+ * them), core's evaluations from its monthly counter; the suppliers count jobs per API key per
+ * UTC day. Platform and runtime bill from the balance and have no quota: their minutes are
+ * shown as used.
+ */
+async function usageLines(deps: QcosDeps, accountId: string): Promise<{ lines: UsageLine[]; period: { start: Date; end: Date } }> {
+  const now = deps.ctx.now();
+  const period = billingPeriod(now);
   const services = new Set(['qcos']);
   for (const r of await deps.ctx.db.query<{ service: string }>('SELECT DISTINCT service FROM quantum_jobs WHERE account_id = $1', [accountId])) services.add(r.service);
-  const planName = await getPlan(deps.ctx.db, accountId, 'qcos');
-  const plan = qcosPlan(planName);
+  const plans = new Map<string, string>();
+  for (const r of await deps.ctx.db.query<{ service: string; plan: string }>('SELECT service, plan FROM account_plans WHERE account_id = $1', [accountId])) plans.set(r.service, r.plan);
+  for (const s of ['core', 'suppliers']) if (plans.has(s)) services.add(s);
+  const evaluations = await readCounter(deps.ctx.db, { accountId, service: 'core', counter: 'evaluations', period: monthPeriod(now) });
+  if (evaluations > 0) services.add('core');
+  const supplierKeys = await deps.ctx.db.query<{ value: string }>(
+    "SELECT value FROM usage_counters WHERE account_id = $1 AND service = 'suppliers' AND counter LIKE 'jobs_day:%' AND period = $2",
+    [accountId, now.toISOString().slice(0, 10)],
+  );
+  if (supplierKeys.length) services.add('suppliers');
   const lines: UsageLine[] = [];
-  for (const service of [...services].sort()) {
+  // qcos first (this page's own service), then the others by name.
+  for (const service of [...services].sort((a, b) => Number(b === 'qcos') - Number(a === 'qcos') || a.localeCompare(b))) {
     const u = await jobUsage(deps.ctx, { service, accountId, from: period.start, to: period.end });
-    // Quotas here are qcos's plan; the other services bill by their own rules (shown as used only).
-    lines.push({
-      service, jobs: u.jobs,
-      quantumUsed: u.quantum_minutes, simulationUsed: u.simulation_minutes, quantumHeld: u.quantum_minutes_held, simulationHeld: u.simulation_minutes_held,
-      quantumIncluded: service === 'qcos' ? plan.quantumMinutes : null, simulationIncluded: service === 'qcos' ? plan.simulationMinutes : null,
-    });
+    const minutes = (q: number | null, sim: number | null): Meter[] => [
+      { label: 'Quantum', used: u.quantum_minutes, held: u.quantum_minutes_held, included: q, unit: 'min', decimals: 3 },
+      { label: 'Simulation', used: u.simulation_minutes, held: u.simulation_minutes_held, included: sim, unit: 'min', decimals: 3 },
+    ];
+    if (service === 'qcos') {
+      const plan = qcosPlan(plans.get('qcos'));
+      lines.push({
+        service, jobs: u.jobs, plan: plan.name, note: null,
+        meters: [...minutes(plan.quantumMinutes, plan.simulationMinutes), { label: 'Optimization credits', used: u.credits, held: 0, included: plan.optimizationCredits, unit: '', decimals: 0 }],
+      });
+    } else if (service === 'core') {
+      const plan = corePlan(plans.get('core'));
+      lines.push({ service, jobs: u.jobs, plan: plan.name, note: null, meters: [{ label: 'Evaluations', used: evaluations, held: 0, included: plan.evaluationsPerMonth, unit: '', decimals: 0 }, ...minutes(null, null)] });
+    } else if (service === 'suppliers') {
+      const plan = supplierPlan(plans.get('suppliers'));
+      const perKey = supplierKeys.map((k) => Number(k.value));
+      lines.push({
+        service, jobs: u.jobs, plan: plan.name,
+        note: perKey.length > 1 ? `jobs today: the busiest of ${perKey.length} API keys` : 'jobs today are counted per API key',
+        meters: [{ label: 'Jobs today', used: perKey.length ? Math.max(...perKey) : 0, held: 0, included: plan.jobsPerDay, unit: '', decimals: 0 }, ...minutes(null, null)],
+      });
+    } else {
+      lines.push({ service, jobs: u.jobs, plan: plans.get(service) ?? null, note: 'no quota: billed from the balance', meters: minutes(null, null) });
+    }
   }
-  return { lines, period, plan: plan.name };
+  return { lines, period };
 }
 
-function meter(label: string, used: number, held: number, included: number | null): SafeHtml {
-  const pct = included ? Math.min(100, Math.round((100 * used) / included)) : null;
-  return html`<div class="meter"><div class="meter-label">${label}: <strong>${used.toFixed(3)}</strong> min${included !== null ? html` of ${included}` : ''}${held > 0 ? html` <span class="muted">(+${held.toFixed(3)} held)</span>` : ''}</div>
+function meter(m: Meter): SafeHtml {
+  const pct = m.included ? Math.min(100, Math.round((100 * m.used) / m.included)) : null;
+  const n = (v: number) => (m.decimals ? v.toFixed(m.decimals) : String(v));
+  const unit = m.unit ? ` ${m.unit}` : '';
+  return html`<div class="meter" data-meter="${m.label}" data-used="${Math.round(m.used * 1e6) / 1e6}" data-included="${m.included ?? ''}"><div class="meter-label">${m.label}: <strong>${n(m.used)}</strong>${m.included !== null ? ` of ${m.included}${unit}` : unit}${m.held > 0 ? html` <span class="muted">(+${n(m.held)} held)</span>` : ''}</div>
 ${pct !== null ? html`<progress max="100" value="${pct}">${pct} %</progress>` : ''}</div>`;
 }
 
+/** Every quota, and what was used without one (minutes of a service that has no quota on them). */
+function metersShown(l: UsageLine): SafeHtml {
+  const shown = l.meters.filter((m) => m.included !== null || m.used > 0 || m.held > 0 || l.service === 'qcos');
+  return shown.length ? html`${shown.map(meter)}` : html`<p class="muted meter-label">No minutes used this period.</p>`;
+}
+
 function usageCard(u: Awaited<ReturnType<typeof usageLines>>): SafeHtml {
-  return html`<section class="card" id="usage"><h2>Usage this billing period</h2><p class="muted">${u.period.start.toISOString().slice(0, 10)} to ${u.period.end.toISOString().slice(0, 10)} · QCOS plan ${u.plan}</p>
-${u.lines.map((l) => html`<div class="usage-line" data-service="${l.service}"><h3>${SERVICES[l.service] ?? l.service} <span class="muted">${l.jobs} jobs</span></h3>
-${meter('Quantum', l.quantumUsed, l.quantumHeld, l.quantumIncluded)}${meter('Simulation', l.simulationUsed, l.simulationHeld, l.simulationIncluded)}</div>`)}</section>`;
+  return html`<section class="card" id="usage"><h2>Usage against quota</h2><p class="muted">Billing period ${u.period.start.toISOString().slice(0, 10)} to ${u.period.end.toISOString().slice(0, 10)} (UTC)</p>
+${u.lines.map((l) => html`<div class="usage-line" data-service="${l.service}"><h3>${SERVICES[l.service] ?? l.service} <span class="muted">${l.plan ? `${l.plan} plan · ` : ''}${l.jobs} jobs${l.note ? ` · ${l.note}` : ''}</span></h3>
+${metersShown(l)}</div>`)}</section>`;
 }
 
 async function balanceCard(deps: QcosDeps, accountId: string): Promise<SafeHtml> {
@@ -217,7 +296,8 @@ function evidenceCard(stored: StoredBundle | null, v: VerificationResult | null,
   if (!stored || !v) return html`<section class="card" id="evidence"><h2>Evidence</h2><p class="muted" id="no-evidence">No evidence bundle for this job.</p></section>`;
   return html`<section class="card" id="evidence" data-valid="${v.valid ? 'yes' : 'no'}"><h2>Evidence</h2>
 <p>Bundle <code>${stored.bundle_id}</code> (${stored.kind}) · <span class="status ${v.valid ? 'completed' : 'failed'}" id="evidence-verdict">${v.valid ? 'verified' : 'verification failed'}</span> <span class="muted">key ${v.key_id ?? '—'}</span></p>
-<ul class="checks">${Object.entries(v.checks).map(([name, c]) => html`<li data-check="${name}" data-verdict="${c.verdict}"><span class="status ${c.verdict === 'valid' ? 'completed' : 'failed'}">${c.verdict}</span> ${name.replaceAll('_', ' ')}</li>`)}</ul>
+<ul class="checks">${Object.entries(v.checks).map(([name, c]) => html`<li data-check="${name}" data-verdict="${c.verdict}"><span class="status ${c.verdict === 'valid' ? 'completed' : 'failed'}">${c.verdict}</span> ${name.replaceAll('_', ' ')}${c.reason ? html` <span class="muted reason">${c.reason}</span>` : ''}</li>`)}</ul>
+<p class="muted evidence-how">Verified on this page: the signature against ${stored.service}'s published keys, and each hash recomputed over the data it pins (a hash whose data the page does not hold is checked for form only, and says so).</p>
 <p class="downloads">Download: <a href="${link}?format=json" download>JSON</a> · <a href="${link}?format=cbor" download>CBOR</a> · <a href="${link}?format=pdf" download>PDF</a></p></section>`;
 }
 
@@ -249,6 +329,17 @@ export async function registerPage(app: ServiceApp, deps: QcosDeps, prefix: stri
   };
 
   registerConsoleSignIn(app, sessions, prefix);
+  const live = registerJobEvents(app, {
+    prefix,
+    guard,
+    accountOf: (req) => sessions.of(req).accountId,
+    state: (accountId) => accountJobsState(deps, accountId),
+    rows: async (accountId, query) => {
+      const rows = await listAccountJobs(deps, accountId, filters(query));
+      return { rows: jobRows(rows, prefix).value, active: rows.filter((r) => ACTIVE.has(r.status)).length };
+    },
+    status: async (accountId, id) => (await ownJob(accountId, id))?.job.status ?? (await remoteSupplierJob(deps, accountId, id))?.status ?? null,
+  });
   app.get(`${prefix}/console/jobs`, { schema: hidden, preHandler: guard }, async (req) => {
     const rows = await listAccountJobs(deps, sessions.of(req).accountId, filters(req.query));
     return { rows: jobRows(rows, prefix).value, active: rows.filter((r) => ACTIVE.has(r.status)).length, jobs: rows.map((r) => ({ id: r.id, service: r.service, status: r.status })) };
@@ -272,15 +363,19 @@ export async function registerPage(app: ServiceApp, deps: QcosDeps, prefix: stri
     const out = await cancelJob(deps.ctx, { service: read.job.service, accountId }, id);
     if (out.outcome === 'not_found') throw qcosError('NOT_FOUND', `Job ${id} not found`);
     if (out.outcome === 'already_finished') throw qcosError('CONFLICT', `Job ${id} already ${out.job.status}; only queued or running jobs can be cancelled`, { status: out.job.status });
+    live.poke(accountId);
     return { job_id: id, status: 'cancelled', previous_status: out.previous };
   });
 
-  const evidenceOf = async (job: QuantumJob<unknown>, accountId: string) => {
+  const evidenceOf = async (job: QuantumJob<JobInput>, result: TaskResult | null, accountId: string) => {
     const stored = await bundleForSubject(deps.ctx.db, { service: job.service, subjectId: job.id, accountId });
     if (!stored) return { stored: null, verified: null };
-    // Verified against the issuing service's published keys, as a client holding the bundle would.
+    // Verified as a client holding the bundle would: the signature against the issuing service's
+    // published keys, and each hash recomputed, over the data the bundle embeds or the job's own
+    // (evidenceInputs); a hash whose data the page does not hold says so in its reason.
     const keys = await new EvidenceKeys(deps.ctx.db, stored.service).publicKeys();
-    return { stored, verified: await verifyBundle(stored.bundle, { keys, now: deps.ctx.now() }) };
+    const verified = await verifyBundle(stored.bundle, { keys, now: deps.ctx.now(), hashInputs: evidenceInputs(stored.kind, job) });
+    return { stored, verified: withResultsHash(stored, verified, result) };
   };
   app.get(`${prefix}/console/jobs/:id/evidence`, { schema: hidden, preHandler: guard }, async (req, reply) => {
     const accountId = sessions.of(req).accountId;
@@ -324,6 +419,8 @@ export async function registerPage(app: ServiceApp, deps: QcosDeps, prefix: stri
     if (!session) return reply.redirect(`${prefix}/`);
     const id = (req.params as { id: string }).id;
     const read = await ownJob(session.accountId, id);
+    const remote = read ? null : await remoteSupplierJob(deps, session.accountId, id);
+    if (remote) return sendPage(reply, { ...page, title: `Job ${id} · Lattice quantum jobs`, body: html`${header(session, prefix)}${remoteJobView(remote)}` });
     if (!read) {
       return sendPage(reply, { ...page, title: 'Job not found · Lattice quantum jobs', body: html`${header(session, prefix)}<main><section class="card"><h2>Job not found</h2><p>No job <code>${id}</code> in this account.</p></section></main>` }, 404);
     }
@@ -333,7 +430,8 @@ export async function registerPage(app: ServiceApp, deps: QcosDeps, prefix: stri
     const hist = result && Object.keys(result.counts ?? {}).length ? histogram(result.counts) : null;
     const q = result?.quality;
     const o = result?.optimization;
-    const evidence = await evidenceOf(job, session.accountId);
+    const evidence = await evidenceOf(job, result, session.accountId);
+    const measured = q && result && job.input.task.qasm && Object.keys(result.counts ?? {}).length ? measuredDistance(job.input.task.qasm, result.counts) : null;
     const body = html`${header(session, prefix)}
 <main class="job-page" id="job" data-job-id="${job.id}" data-status="${job.status}" data-active="${active ? 'yes' : 'no'}">
   <section class="card">
@@ -357,10 +455,96 @@ export async function registerPage(app: ServiceApp, deps: QcosDeps, prefix: stri
   </section>
   ${q ? html`<section class="card" id="quality"><h2>Quality</h2><dl class="facts">
     <dt>Success probability</dt><dd>${q.success_probability.toFixed(4)}</dd><dt>Fidelity estimate</dt><dd>${q.fidelity_estimate.toFixed(4)}</dd>
-    <dt>Total variation distance</dt><dd>${q.total_variation_distance === null ? '—' : q.total_variation_distance.toFixed(4)}</dd><dt>Method</dt><dd>${q.method.replaceAll('_', ' ')}</dd>
+    <dt>${q.method === 'ideal_simulator' ? 'Backend vs ideal distribution' : q.method === 'measured_counts' ? 'Measured vs ideal (TVD)' : 'Backend vs ideal (TVD)'}</dt><dd id="backend-tvd">${q.total_variation_distance === null ? '—' : q.method === 'ideal_simulator' ? 'identical: a noiseless simulator samples the ideal distribution' : q.total_variation_distance.toFixed(4)}</dd>
+    ${measured ? html`<dt>Counts vs ideal (TVD)</dt><dd id="measured-tvd" data-tvd="${measured.tvd}">${measured.tvd.toFixed(4)} <span class="muted">(sampling ${measured.shots} shots alone gives about ${measured.samplingTvd.toFixed(4)})</span></dd>` : ''}
+    <dt>Method</dt><dd>${q.method.replaceAll('_', ' ')}</dd>
     ${result?.method ? html`<dt>Simulation</dt><dd>${result.method}, ${result.executed_qubits} qubits, ${dur(result.execution_time_ms)}</dd>` : ''}</dl></section>` : ''}
   ${evidenceCard(evidence.stored, evidence.verified, `${prefix}/console/jobs/${job.id}/evidence`)}
 </main>`;
     return sendPage(reply, { ...page, title: `Job ${job.id} · Lattice quantum jobs`, body });
   });
+}
+
+/**
+ * The data a bundle's pinned hashes were taken over, where the job holds it: core pins the
+ * circuit as submitted (services/core/evidence.ts, `circuit_hash`). Platform and nav bundles
+ * embed what they hash; a runtime bundle pins its result document, which the page does not hold.
+ */
+function evidenceInputs(kind: string, job: QuantumJob<JobInput>): HashInputs {
+  return kind === 'core' && typeof job.input.task.qasm === 'string' ? { circuit_hash: job.input.task.qasm } : {};
+}
+
+/** Core's bundle also pins the counts (`execution_proof.results_hash`): compared with the job's own, as core's verify does. */
+function withResultsHash(stored: StoredBundle, v: VerificationResult, result: TaskResult | null): VerificationResult {
+  const proof = stored.bundle.execution_proof as Record<string, unknown> | undefined;
+  if (stored.kind !== 'core' || !proof || typeof proof.results_hash !== 'string' || !result) return v;
+  const ok = proof.results_hash === sha3HashJson(result.counts);
+  const checks = { ...v.checks, results_hash: ok ? { verdict: 'valid' as const } : { verdict: 'invalid' as const, reason: 'execution_proof.results_hash does not match the SHA3-256 of the counts this job produced' } };
+  return { ...v, valid: v.valid && ok, checks };
+}
+
+interface RemoteSupplierJob {
+  id: string;
+  supplier: string;
+  provider: string;
+  backend: string;
+  status: string;
+  remoteStatus: string | null;
+  remoteId: string | null;
+  shots: number;
+  qasm: string;
+  estimatedMicros: number;
+  chargedMicros: number | null;
+  result: { counts?: Record<string, number>; shots?: number } | null;
+  error: { code: string; message: string } | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+/** A remote job of the suppliers (interfaces 2 and 4) of the account, from their table when it exists. */
+async function remoteSupplierJob(deps: QcosDeps, accountId: string, id: string): Promise<RemoteSupplierJob | null> {
+  if (!(await hasTable(deps, 'supplier_jobs'))) return null;
+  const [j] = await deps.ctx.db.query<{
+    id: string; supplier: string; provider: string; backend: string; status: string; remote_status: string | null; remote_id: string | null; shots: number; qasm: string;
+    estimated_micros: string; charged_micros: string | null; result: RemoteSupplierJob['result'] | string | null; error: RemoteSupplierJob['error'] | string | null; created_at: Date; updated_at: Date;
+  }>(
+    `SELECT id, supplier, provider, backend, status, remote_status, remote_id, shots, qasm, estimated_micros, charged_micros, result, error, created_at, updated_at
+       FROM supplier_jobs WHERE id = $1 AND account_id = $2 AND quantum_job_id IS NULL`,
+    [id, accountId],
+  );
+  if (!j) return null;
+  const json = <T>(v: T | string | null): T | null => (typeof v === 'string' ? (JSON.parse(v) as T) : v);
+  return {
+    id: j.id, supplier: j.supplier, provider: j.provider, backend: j.backend, status: j.status, remoteStatus: j.remote_status, remoteId: j.remote_id,
+    shots: j.shots, qasm: j.qasm, estimatedMicros: Number(j.estimated_micros), chargedMicros: j.charged_micros === null ? null : Number(j.charged_micros),
+    result: json(j.result), error: json(j.error), createdAt: new Date(j.created_at), updatedAt: new Date(j.updated_at),
+  };
+}
+
+/**
+ * A remote supplier job's page: what the suppliers' table records of it. Cancelling one asks the
+ * supplier itself (only the suppliers service holds that connection), so the page names the
+ * suppliers API call instead of a button.
+ */
+function remoteJobView(j: RemoteSupplierJob): SafeHtml {
+  const active = ACTIVE.has(j.status);
+  const counts = j.result?.counts ?? {};
+  const hist = Object.keys(counts).length ? histogram(counts) : null;
+  return html`<main class="job-page" id="job" data-job-id="${j.id}" data-status="${j.status}" data-active="${active ? 'yes' : 'no'}" data-origin="supplier">
+  <section class="card">
+    <div class="row spread"><h2>Job <code>${j.id}</code> <span class="status ${j.status}" id="job-status">${j.status}</span></h2></div>
+    ${j.status === 'queued' ? html`<p class="muted" id="remote-cancel">Still queued at the supplier: cancel it through the suppliers API (interface 2 or 4) with the key that submitted it; this page follows the change.</p>` : ''}
+    <dl class="facts">
+      <dt>Service</dt><dd>${SERVICES.suppliers} · remote</dd><dt>Supplier</dt><dd>${j.provider}</dd><dt>Backend</dt><dd>${j.backend}</dd>
+      <dt>Supplier's status</dt><dd>${j.remoteStatus ?? '—'}${j.remoteId ? html` <span class="muted">(<code>${j.remoteId}</code>)</span>` : ''}</dd>
+      <dt>Shots</dt><dd>${j.shots}</dd><dt>Submitted</dt><dd>${when(j.createdAt)}</dd><dt>Last change</dt><dd>${when(j.updatedAt)}</dd>
+      <dt>Cost</dt><dd>${j.chargedMicros !== null ? usd(j.chargedMicros / 1e6) : html`${usd(j.estimatedMicros / 1e6)} <span class="muted">estimated</span>`}</dd>
+      ${j.error ? html`<dt>Error</dt><dd class="error">${j.error.code}: ${j.error.message}</dd>` : ''}
+    </dl>
+  </section>
+  <section class="card"><h2>Circuit</h2>${circuitFigure('As submitted', j.qasm, 'circuit-before')}</section>
+  <section class="card" id="results"><h2>Results</h2>
+    ${hist ? html`<p class="muted">${j.result?.shots ?? j.shots} shots, ${Object.keys(counts).length} distinct outcomes.</p><div class="hist-wrap"><div class="hist-scroll">${hist.svg}</div><div class="probs-wrap">${hist.table}</div></div>` : html`<p class="muted" id="no-results">${active ? 'Results appear when the supplier returns them.' : 'No results.'}</p>`}
+  </section>
+</main>`;
 }

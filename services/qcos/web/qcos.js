@@ -1,4 +1,4 @@
-// The quantum jobs page's behaviour: sign in and out, live job rows while jobs run, a job's
+// The quantum jobs page's behaviour: sign in and out, live job rows (server-sent events), a job's
 // status followed until it changes (then the server renders the page anew), and cancel.
 'use strict';
 
@@ -47,41 +47,59 @@ if (signout) {
   });
 }
 
-// The list: while any job is active, fetch the rows (same filters) every two seconds.
+// Live updates arrive as server-sent events. The browser reconnects a broken stream by itself;
+// a stream refused outright (the session ended) reloads the page, which shows the sign-in form.
+function follow(path, handlers, mark) {
+  let source = null;
+  const connect = () => {
+    source = new EventSource(`${base}${path}`);
+    mark.dataset.stream = 'connecting';
+    source.addEventListener('open', () => {
+      mark.dataset.stream = 'open';
+    });
+    for (const [event, handle] of Object.entries(handlers)) source.addEventListener(event, (e) => handle(JSON.parse(e.data)));
+    source.addEventListener('error', async () => {
+      if (source.readyState !== EventSource.CLOSED) {
+        mark.dataset.stream = 'reconnecting';
+        return;
+      }
+      mark.dataset.stream = 'closed';
+      try {
+        await api('GET', '/console/jobs?status=completed&service=qcos');
+      } catch (err) {
+        if (err.status === 401) return location.reload();
+      }
+      setTimeout(connect, 5000);
+    });
+  };
+  connect();
+  addEventListener('pagehide', () => source && source.close());
+}
+
+// The list: the rows (with the page's filters) as the server sees jobs change.
 const table = document.getElementById('jobs');
 if (table) {
   const body = document.getElementById('jobs-body');
   const note = document.getElementById('live-note');
-  const poll = async () => {
-    try {
-      const data = await api('GET', `/console/jobs${location.search}`);
+  follow(`/console/jobs/events${location.search}`, {
+    rows(data) {
       body.innerHTML = data.rows;
       table.dataset.active = String(data.active);
-      note.textContent = data.active ? `${data.active} job(s) running: updating live.` : '';
-    } catch (err) {
-      if (err.status === 401) return location.reload();
-      note.textContent = `Update failed (${err.message}); retrying.`;
-    }
-    setTimeout(poll, Number(table.dataset.active) > 0 ? 2000 : 5000);
-  };
-  setTimeout(poll, 2000);
+      note.textContent = data.active ? `${data.active} job(s) active: updating live.` : '';
+    },
+  }, table);
 }
 
-// A job's page: follow its status while active; cancel.
+// A job's page: while active, its status; the server renders the page anew when it changes.
 const job = document.getElementById('job');
 if (job) {
   const id = job.dataset.jobId;
   if (job.dataset.active === 'yes') {
-    const follow = async () => {
-      try {
-        const data = await api('GET', `/console/jobs/${encodeURIComponent(id)}/status`);
-        if (data.status !== job.dataset.status) return location.reload();
-      } catch (err) {
-        if (err.status === 401) return location.reload();
-      }
-      setTimeout(follow, 1000);
-    };
-    setTimeout(follow, 1000);
+    follow(`/console/jobs/${encodeURIComponent(id)}/events`, {
+      status(data) {
+        if (data.status !== job.dataset.status) location.reload();
+      },
+    }, job);
   }
   const cancel = document.getElementById('cancel');
   if (cancel) {

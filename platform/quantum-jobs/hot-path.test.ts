@@ -68,6 +68,31 @@ describe('the job path of a process with a free worker', () => {
     }
   });
 
+  it('serves a result of between 8 and 64 KB (stored compressed) from memory exactly as its row reads', async () => {
+    const { db, close } = await openTestDatabase(allMigrations([]));
+    const ctx: ServiceContext = { db, dataDir: '', now: () => new Date(), queue: () => Promise.reject(new Error('no queue in this test')) };
+    const workers = await startQuantumWorkers(ctx, { pollMs: 600_000, stageWriteDelayMs: 600_000 });
+    await workers.pool.warm();
+    try {
+      const account = await createAccount(db, { email: 'mid@example.test' });
+      const scope = { service: 'hot', accountId: account.id };
+      // 1000 shots of memory on 3 qubits: about 8 KB of bit strings, beside counts and the optimizer's output.
+      const mid: CircuitTask = { qasm: 'OPENQASM 2.0;\ninclude "qelib1.inc";\nqreg q[3];\ncreg c[3];\nh q;\nmeasure q -> c;\n', backend: 'statevector_simulator', shots: 1500, optimizationLevel: 1, execute: true, seed: 9, memory: true };
+      const job = await submitJob(ctx, { ...scope, kind: 'run', backend: 'statevector_simulator', input: { task: mid } });
+      assert.equal((await waitForJob(ctx, scope, job.id, 30_000))?.status, 'completed');
+      const read = await getJobWithResult<TaskResult>(ctx, scope, job.id);
+      const [row] = await db.query<{ gz: boolean; bytes: number }>('SELECT result_gz IS NOT NULL AS gz, length(result_gz) AS bytes FROM quantum_jobs WHERE id = $1', [job.id]);
+      assert.equal(row!.gz, true, 'stored compressed');
+      const size = JSON.stringify(read!.result).length;
+      assert.ok(size > 8 * 1024 && size <= 64 * 1024, `${size} bytes of result JSON`);
+      const fromRow = await selectJobWithResult(db, scope, job.id);
+      assert.equal(JSON.stringify(read), JSON.stringify(fromRow), 'memory and row serialize byte for byte alike');
+    } finally {
+      await workers.release();
+      await close();
+    }
+  });
+
   it('queues a job whose backend has jobs waiting, and a device job while its device is in work, then runs them in order', async () => {
     const { db, close } = await openTestDatabase(allMigrations([]));
     const ctx: ServiceContext = { db, dataDir: '', now: () => new Date(), queue: () => Promise.reject(new Error('no queue in this test')) };

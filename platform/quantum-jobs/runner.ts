@@ -16,8 +16,9 @@ import {
   advance,
   claimNext,
   complete,
-  encodeResult,
+  COMPRESS_ABOVE_BYTES,
   fail,
+  jsonbOrder,
   recoverExpired,
   renewLeases,
   selectJob,
@@ -53,24 +54,6 @@ interface Recent {
   job: QuantumJob<JobInput>;
   resultJson: string;
   until: number;
-}
-
-/**
- * A JSON value with its object keys in the order the store's jsonb keeps them (shorter keys
- * first, then by their bytes), so that a result read from memory serializes exactly as one
- * read from the row.
- */
-function jsonbOrder(v: unknown): unknown {
-  if (Array.isArray(v)) return v.map(jsonbOrder);
-  if (v === null || typeof v !== 'object') return v;
-  const keys = Object.keys(v).sort((a, b) => {
-    const la = Buffer.byteLength(a);
-    const lb = Buffer.byteLength(b);
-    return la !== lb ? la - lb : Buffer.compare(Buffer.from(a), Buffer.from(b));
-  });
-  const out: Record<string, unknown> = {};
-  for (const k of keys) out[k] = jsonbOrder((v as Record<string, unknown>)[k]);
-  return out;
 }
 
 /** How long, and how many, completed results stay in memory for the reads that follow the end. */
@@ -389,8 +372,10 @@ export class QuantumRunner {
 
   /** Keeps a small completed result a moment, for the read that usually follows the end. */
   private remember(job: QuantumJob<JobInput>, result: TaskResult): void {
-    const { json } = encodeResult(result);
-    if (json === null) return;
+    // As the row reads (records.ts encodeResult): a result over COMPRESS_ABOVE_BYTES is read
+    // back in its own key order from the compressed bytes, and is not kept here.
+    const json = JSON.stringify(result);
+    if (json.length > COMPRESS_ABOVE_BYTES) return;
     const now = Date.now();
     for (const [id, r] of this.recent) {
       if (r.until > now && this.recent.size < RECENT_MAX) break;

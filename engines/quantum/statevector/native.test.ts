@@ -182,11 +182,12 @@ test('with the native kernels switched off the command line gives the same count
 test('a run of diagonal gates becomes one table op, applied in one sweep, with the same amplitudes', { skip }, () => {
   const c = emptyCircuit(12);
   for (let q = 0; q < 12; q++) c.ops.push({ kind: 'gate', name: 'h', qubits: [q], params: [] });
-  const diag: Array<[string, number[], number[]]> = [['cp', [4, 9], [0.7]], ['cp', [5, 9], [1.1]], ['cz', [4, 6], []], ['crz', [6, 11], [0.4]], ['ccz', [4, 5, 11], []]];
+  const diag: Array<[string, number[], number[]]> = [['cp', [4, 9], [0.7]], ['cp', [5, 9], [1.1]], ['cz', [4, 6], []], ['cp', [6, 11], [0.4]], ['cz', [5, 11], []], ['cp', [4, 11], [2.1]], ['cz', [6, 9], []], ['ccz', [4, 5, 11], []]];
   for (const [name, qubits, params] of diag) c.ops.push({ kind: 'gate', name, qubits, params });
   for (let q = 0; q < 12; q++) c.ops.push({ kind: 'gate', name: 'sx', qubits: [q], params: [] });
   const fused = planNative(c.ops, 12, 15)!;
-  // Five diagonal gates on qubits {4, 5, 6, 9, 11}: one op. Around it, h then sx on each of
+  // Eight diagonal gates on qubits {4, 5, 6, 9, 11} (each alone sweeps a quarter or an
+  // eighth of the chunk; together 1.9 chunks): one op. Around it, h then sx on each of
   // those five qubits (the diagonal run keeps them apart), one fused h·sx on the other seven.
   assert.equal(fused.passes, 1);
   assert.equal(fused.ops, 2 * 5 + 1 + 7);

@@ -6,7 +6,9 @@
 // One esbuild pass with code splitting: dist/cli.js holds the command-line program and the
 // `register()` of every command file; whatever a command or service loads with
 // `await import()` (engines, Fastify, the store, each service's app) becomes its own chunk,
-// loaded only when that command runs. Packages stay in node_modules (not bundled).
+// loaded only when that command runs. Packages stay in node_modules (not bundled), except
+// those in BUNDLED: TypeBox is 370 small modules that every service loads at start, and
+// resolving and reading them one by one cost more start-up than all the schemas they build.
 //
 // Sources find their data files (models, workers, native addons, fixtures) relative to
 // `import.meta.url`; every output file sits in dist/ itself, so each source's
@@ -26,6 +28,12 @@ export function commandFiles() {
     .filter((f) => f.endsWith('.ts') && !f.endsWith('.test.ts') && !f.endsWith('.d.ts'))
     .sort();
 }
+
+/** Packages compiled into the chunks instead of loaded from node_modules (see above). */
+const BUNDLED = new Set(['typebox']);
+
+/** A bare import's package name: `typebox/value` is `typebox`, `@fastify/static/x` is `@fastify/static`. */
+const packageOf = (specifier) => specifier.split('/').slice(0, specifier.startsWith('@') ? 2 : 1).join('/');
 
 export async function build({ quiet = false } = {}) {
   const started = Date.now();
@@ -55,6 +63,13 @@ export async function build({ quiet = false } = {}) {
       });
     },
   };
+  // What `packages: 'external'` does, for every package but the BUNDLED ones.
+  const externalPackages = {
+    name: 'external-packages',
+    setup(b) {
+      b.onResolve({ filter: /^[^./]/ }, (args) => (BUNDLED.has(packageOf(args.path)) ? undefined : { path: args.path, external: true }));
+    },
+  };
   const result = await esbuild.build({
     stdin: { contents: entry, resolveDir: root, sourcefile: 'lattice-cli-entry.ts', loader: 'ts' },
     outdir: tmp,
@@ -65,11 +80,10 @@ export async function build({ quiet = false } = {}) {
     format: 'esm',
     platform: 'node',
     target: 'node20',
-    packages: 'external',
     sourcemap: 'linked',
     metafile: true,
     logLevel: 'silent',
-    plugins: [rewriteMetaUrl],
+    plugins: [externalPackages, rewriteMetaUrl],
   });
   for (const w of result.warnings) {
     // Dynamic imports with computed paths (the tsx-mode command loader) stay as they are.

@@ -185,11 +185,19 @@ describe('with credentials, each adapter speaks its supplier\'s API', () => {
 });
 
 describe('configuration', () => {
-  test('the request signature matches the published get-vanilla test vector', () => {
-    const h = signRequest({ method: 'GET', url: 'https://example.amazonaws.com/' }, { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY' }, {
+  test('the request signature matches the published get-vanilla test vector', async () => {
+    const h = await signRequest({ method: 'GET', url: 'https://example.amazonaws.com/' }, { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY' }, {
       region: 'us-east-1', service: 'service', now: new Date('2015-08-30T12:36:00Z'),
     });
     assert.equal(h.authorization, 'AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE/20150830/us-east-1/service/aws4_request, SignedHeaders=host;x-amz-date, Signature=5fa00fa31553b73ebf1942676e86291e8372ff2a2260956d9b8aae1d763fbf31');
+  });
+
+  test("the result store's signature matches the published S3 GET-object example (payload hash signed, path not encoded again)", async () => {
+    const h = await signRequest({ method: 'GET', url: 'https://examplebucket.s3.amazonaws.com/test.txt', headers: { Range: 'bytes=0-9' } }, {
+      accessKeyId: 'AKIAIOSFODNN7EXAMPLE', secretAccessKey: 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY',
+    }, { region: 'us-east-1', service: 's3', now: new Date('2013-05-24T00:00:00Z') });
+    assert.equal(h.authorization, 'AWS4-HMAC-SHA256 Credential=AKIAIOSFODNN7EXAMPLE/20130524/us-east-1/s3/aws4_request, SignedHeaders=host;range;x-amz-content-sha256;x-amz-date, Signature=f0e8bdb87c964420e857bd35b5d6ed310bd44f0170aba48dd91039c6036bdb41');
+    assert.equal(h['x-amz-content-sha256'], 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855');
   });
 
   test('bad configuration stops the start with a message naming the variable', () => {

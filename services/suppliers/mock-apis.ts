@@ -197,7 +197,7 @@ export async function startMockApis(): Promise<MockApis> {
       const service = path.startsWith('/store/') ? 's3' : 'braket';
       const headers: Record<string, string> = {};
       if (req.headers['content-type']) headers['content-type'] = String(req.headers['content-type']);
-      const expected = signRequest({ method: req.method!, url: `${state.url}${req.url}`, headers, body: body || undefined }, TOKENS.c, {
+      const expected = await signRequest({ method: req.method!, url: `${state.url}${req.url}`, headers, body: body || undefined }, TOKENS.c, {
         region: TOKENS.c.region, service, now: new Date(Date.parse(String(req.headers['x-amz-date']).replace(/^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$/, '$1-$2-$3T$4:$5:$6Z'))),
       });
       if (req.headers.authorization !== expected.authorization) {

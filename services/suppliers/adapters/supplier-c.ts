@@ -64,10 +64,10 @@ export class SupplierCAdapter implements SupplierAdapter {
     private readonly now: () => Date = () => new Date(),
   ) {}
 
-  private signed<T>(method: string, url: string, service: 'braket' | 's3', body?: unknown): Promise<T> {
+  private async signed<T>(method: string, url: string, service: 'braket' | 's3', body?: unknown): Promise<T> {
     const text = body === undefined ? undefined : JSON.stringify(body);
     const headers: Record<string, string> = text ? { 'content-type': 'application/json' } : {};
-    const auth = signRequest({ method, url, headers, body: text }, this.config, { region: this.config.region, service, now: this.now() });
+    const auth = await signRequest({ method, url, headers, body: text }, this.config, { region: this.config.region, service, now: this.now() });
     return jsonCall<T>(SUPPLIER, { method, url, headers: { ...headers, ...auth }, body: text });
   }
 

@@ -5,7 +5,7 @@
  * Nothing is charged on any of them. The catalogue below is the whole list.
  */
 import { Type } from 'typebox';
-import { ApiError, type ErrorFormatter } from '../../platform/http/errors.ts';
+import { errorShape } from '../../platform/http/error-shape.ts';
 
 export const PLATFORM_REASONS = {
   unauthorized: 401,
@@ -31,25 +31,16 @@ export const PLATFORM_REASONS = {
 
 export type PlatformReason = keyof typeof PLATFORM_REASONS;
 
-export function platformError(reason: PlatformReason, message: string, extra: Record<string, unknown> = {}, headers: Record<string, string> = {}): ApiError {
-  return new ApiError(PLATFORM_REASONS[reason], reason, message, extra, headers);
-}
+const shape = errorShape({
+  codes: PLATFORM_REASONS,
+  platform: { invalid: 'invalid_request', notFound: 'route_not_found', internal: 'internal_error' },
+  body: (reason, error, requestId) => ({ detail: reason, code: reason, message: error.message, ...error.extra, request_id: requestId }),
+});
 
-/** Codes the HTTP layer raises before a route runs, in this service's reasons. */
-const FROM_PLATFORM: Record<string, PlatformReason> = {
-  validation_error: 'invalid_request',
-  invalid_json: 'invalid_request',
-  body_too_large: 'invalid_request',
-  bad_request: 'invalid_request',
-  unsupported_media_type: 'invalid_request',
-  not_found: 'route_not_found',
-  internal_error: 'internal_error',
-};
+/** A refusal of interface 5: `platformError(reason, message, extra?, headers?)`. */
+export const platformError = shape.error;
 
-export const formatPlatformError: ErrorFormatter = (error, requestId) => {
-  const reason = FROM_PLATFORM[error.code] ?? (error.code in PLATFORM_REASONS ? error.code : error.status >= 500 ? 'internal_error' : 'invalid_request');
-  return { detail: reason, code: reason, message: error.message, ...error.extra, request_id: requestId };
-};
+export const formatPlatformError = shape.format;
 
 export const PlatformErrorBody = Type.Object(
   {

@@ -3,8 +3,7 @@
  * Beyond the spec's table: INVALID_REQUEST (400: malformed JSON, wrong types, values out of
  * range) and CONFLICT (409: results of a job that has not completed, cancel of a finished job).
  */
-import { Type } from 'typebox';
-import { ApiError, type ErrorFormatter } from '../../platform/http/errors.ts';
+import { errorShape, nestedErrorBody, nestedErrorSchema } from '../../platform/http/error-shape.ts';
 
 export const QCOS_CODES = {
   UNAUTHORIZED: 401,
@@ -22,34 +21,15 @@ export const QCOS_CODES = {
 
 export type QcosCode = keyof typeof QCOS_CODES;
 
-export function qcosError(code: QcosCode, message: string, details: Record<string, unknown> = {}, headers: Record<string, string> = {}): ApiError {
-  return new ApiError(QCOS_CODES[code], code, message, details, headers);
-}
+const shape = errorShape({
+  codes: QCOS_CODES,
+  platform: { invalid: 'INVALID_REQUEST', notFound: 'NOT_FOUND', internal: 'INTERNAL_ERROR' },
+  body: nestedErrorBody,
+});
 
-/** Codes the platform raises for requests it refuses before a route runs. */
-const PLATFORM: Record<string, QcosCode> = {
-  validation_error: 'INVALID_REQUEST',
-  invalid_json: 'INVALID_REQUEST',
-  body_too_large: 'INVALID_REQUEST',
-  bad_request: 'INVALID_REQUEST',
-  unsupported_media_type: 'INVALID_REQUEST',
-  not_found: 'NOT_FOUND',
-  internal_error: 'INTERNAL_ERROR',
-};
+/** An error of interface 1: `qcosError(code, message, details?, headers?)`. */
+export const qcosError = shape.error;
 
-export const formatQcosError: ErrorFormatter = (error, requestId) => {
-  const code = PLATFORM[error.code] ?? (error.code in QCOS_CODES ? error.code : error.status >= 500 ? 'INTERNAL_ERROR' : 'INVALID_REQUEST');
-  return { error: { code, message: error.message, details: error.extra ?? {} }, request_id: requestId };
-};
+export const formatQcosError = shape.format;
 
-export const QcosError = Type.Object(
-  {
-    error: Type.Object({
-      code: Type.String({ enum: Object.keys(QCOS_CODES) }),
-      message: Type.String(),
-      details: Type.Record(Type.String(), Type.Unknown()),
-    }),
-    request_id: Type.String(),
-  },
-  { $id: 'QcosError', description: 'Error body of interface 1.' },
-);
+export const QcosError = nestedErrorSchema(QCOS_CODES, 'QcosError', 'Error body of interface 1.');

@@ -3,8 +3,7 @@
  * `{error: {code, message, details}, request_id}` (as interface 1 and variant Q), with the
  * codes below mapped to statuses in this one place.
  */
-import { Type } from 'typebox';
-import { ApiError, type ErrorFormatter } from '../../platform/http/errors.ts';
+import { errorShape, nestedErrorBody, nestedErrorSchema } from '../../platform/http/error-shape.ts';
 
 export const RUNTIME_CODES = {
   UNAUTHORIZED: 401,
@@ -23,34 +22,15 @@ export const RUNTIME_CODES = {
 
 export type RuntimeCode = keyof typeof RUNTIME_CODES;
 
-export function runtimeError(code: RuntimeCode, message: string, details: Record<string, unknown> = {}): ApiError {
-  return new ApiError(RUNTIME_CODES[code], code, message, details);
-}
+const shape = errorShape({
+  codes: RUNTIME_CODES,
+  platform: { invalid: 'INVALID_REQUEST', notFound: 'NOT_FOUND', internal: 'INTERNAL_ERROR' },
+  body: nestedErrorBody,
+});
 
-/** Codes the platform raises before a route runs (malformed JSON, schema failures, unknown paths). */
-const PLATFORM: Record<string, RuntimeCode> = {
-  validation_error: 'INVALID_REQUEST',
-  invalid_json: 'INVALID_REQUEST',
-  body_too_large: 'INVALID_REQUEST',
-  bad_request: 'INVALID_REQUEST',
-  unsupported_media_type: 'INVALID_REQUEST',
-  not_found: 'NOT_FOUND',
-  internal_error: 'INTERNAL_ERROR',
-};
+/** An error of the runtime: `runtimeError(code, message, details?)`. */
+export const runtimeError = shape.error;
 
-export const formatRuntimeError: ErrorFormatter = (error, requestId) => {
-  const code = PLATFORM[error.code] ?? (error.code in RUNTIME_CODES ? error.code : error.status >= 500 ? 'INTERNAL_ERROR' : 'INVALID_REQUEST');
-  return { error: { code, message: error.message, details: error.extra ?? {} }, request_id: requestId };
-};
+export const formatRuntimeError = shape.format;
 
-export const RuntimeError = Type.Object(
-  {
-    error: Type.Object({
-      code: Type.String({ enum: Object.keys(RUNTIME_CODES) }),
-      message: Type.String(),
-      details: Type.Record(Type.String(), Type.Unknown()),
-    }),
-    request_id: Type.String(),
-  },
-  { $id: 'RuntimeError', description: 'Error body of the runtime (interface 6).' },
-);
+export const RuntimeError = nestedErrorSchema(RUNTIME_CODES, 'RuntimeError', 'Error body of the runtime (interface 6).');

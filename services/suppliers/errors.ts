@@ -7,7 +7,7 @@
  * JOB_NOT_CANCELLABLE (400), NOT_FOUND (404: unknown routes, batches, webhooks).
  */
 import { Type } from 'typebox';
-import { ApiError, type ErrorFormatter } from '../../platform/http/errors.ts';
+import { errorShape } from '../../platform/http/error-shape.ts';
 
 export const SUPPLIER_CODES = {
   AUTH_REQUIRED: 401,
@@ -33,20 +33,17 @@ export const SUPPLIER_CODES = {
 
 export type SupplierCode = keyof typeof SUPPLIER_CODES;
 
-export function supplierError(code: SupplierCode, detail: string, extra: Record<string, unknown> = {}, headers: Record<string, string> = {}): ApiError {
-  return new ApiError(SUPPLIER_CODES[code], code, detail, extra, headers);
-}
+const shape = errorShape({
+  codes: SUPPLIER_CODES,
+  platform: { invalid: 'INVALID_PARAMETERS', validation: 'VALIDATION_ERROR', notFound: 'NOT_FOUND', internal: 'INTERNAL_ERROR' },
+  body: (code, error, requestId) => {
+    const { supplier, ...rest } = error.extra ?? {};
+    return { detail: error.message, error_code: code, supplier: (supplier as string | undefined) ?? null, request_id: requestId, ...rest };
+  },
+});
 
-/** Codes the platform raises for requests refused before a route runs. */
-const PLATFORM: Record<string, SupplierCode> = {
-  validation_error: 'VALIDATION_ERROR',
-  invalid_json: 'INVALID_PARAMETERS',
-  body_too_large: 'INVALID_PARAMETERS',
-  bad_request: 'INVALID_PARAMETERS',
-  unsupported_media_type: 'INVALID_PARAMETERS',
-  not_found: 'NOT_FOUND',
-  internal_error: 'INTERNAL_ERROR',
-};
+/** An error of interface 2: `supplierError(code, detail, extra?, headers?)`; `extra.supplier` names the supplier. */
+export const supplierError = shape.error;
 
 /** The supplier a path belongs to, for the `supplier` field of its errors. */
 export function supplierOfPath(path: string): string | null {
@@ -57,11 +54,7 @@ export function supplierOfPath(path: string): string | null {
   return null;
 }
 
-export const formatSupplierError: ErrorFormatter = (error, requestId) => {
-  const code = PLATFORM[error.code] ?? (error.code in SUPPLIER_CODES ? error.code : error.status >= 500 ? 'INTERNAL_ERROR' : 'INVALID_PARAMETERS');
-  const { supplier, ...rest } = error.extra ?? {};
-  return { detail: error.message, error_code: code, supplier: (supplier as string | undefined) ?? null, request_id: requestId, ...rest };
-};
+export const formatSupplierError = shape.format;
 
 export const SupplierErrorBody = Type.Object(
   {

@@ -244,7 +244,7 @@ function runQsim(bin: string, file: string, threads: number, fuse: number): Qsim
  * (its state is allocated before its clock starts). The bound: one full read and write of the
  * state per gate (the cost of simulating gate by gate), measured here per precision.
  */
-export function versusQsim(): void {
+function versusQsim(): void {
   const bin = process.env.LATTICE_QSIM_BIN;
   const qsim = bin && existsSync(bin) ? bin : null;
   const fuse = Number(process.env.LATTICE_QSIM_FUSE ?? 4);

@@ -10,7 +10,8 @@
  * second (or until a request to it fails), and the event streams it passes through (the
  * positioning page's live updates), each until its browser leaves or the app closes.
  */
-import { Readable } from 'node:stream';
+import { get as httpGet, type ClientRequest } from 'node:http';
+import { get as httpsGet } from 'node:https';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { currentLeader } from '../../platform/cluster/leader.ts';
 import type { Database } from '../../platform/storage/database.ts';
@@ -26,8 +27,8 @@ const HOP_OUT = new Set([...HOP, 'content-length', 'content-encoding', 'date']);
 
 export class LeaderForwarder {
   private cached: { address: string | null; at: number } | null = null;
-  /** Event streams passed through now, one abort each. */
-  private readonly streams = new Set<AbortController>();
+  /** Event streams passed through now: the request to the leader of each. */
+  private readonly streams = new Set<ClientRequest>();
 
   constructor(
     private readonly db: Database,
@@ -51,6 +52,7 @@ export class LeaderForwarder {
     }
     headers['x-forwarded-for'] = [req.headers['x-forwarded-for'], req.ip].filter(Boolean).join(', ');
     const hasBody = req.method !== 'GET' && req.method !== 'HEAD';
+    if (req.method === 'GET' && req.headers.accept === 'text/event-stream') return this.passStream(`${leader}${req.url}`, headers, reply);
     let res: Response;
     try {
       res = await fetch(`${leader}${req.url}`, {
@@ -60,8 +62,7 @@ export class LeaderForwarder {
         // Node's fetch streams a request body only half-duplex.
         ...(hasBody ? { duplex: 'half' } : {}),
         redirect: 'manual',
-        // An event stream (the page's live updates) stays open: its end is the browser's to choose.
-        signal: req.headers.accept === 'text/event-stream' ? this.streamSignal(reply) : AbortSignal.timeout(60_000),
+        signal: AbortSignal.timeout(60_000),
       } as RequestInit);
     } catch {
       this.cached = null;
@@ -71,34 +72,41 @@ export class LeaderForwarder {
     res.headers.forEach((value, name) => {
       if (!HOP_OUT.has(name)) reply.header(name, value);
     });
-    // Server-sent events pass through as they come (the reply taken over, so that no route of
-    // this process answers it too); anything else is answered whole.
-    if (res.body && (res.headers.get('content-type') ?? '').startsWith('text/event-stream')) {
-      reply.hijack();
-      reply.raw.writeHead(res.status, reply.getHeaders() as Record<string, string>);
-      const body = Readable.fromWeb(res.body as never);
-      body.on('error', () => reply.raw.end());
-      body.pipe(reply.raw);
-      return reply;
-    }
     return reply.send(Buffer.from(await res.arrayBuffer()));
   }
 
   /** Ends the event streams passed through from the leader (the app's preClose: closing never waits on an open page). */
   endStreams(): void {
-    for (const ac of this.streams) ac.abort();
+    for (const up of this.streams) up.destroy();
     this.streams.clear();
   }
 
-  /** Aborts when the browser's connection to this process closes, or the app closes, ending the leader's stream with it. */
-  private streamSignal(reply: FastifyReply): AbortSignal {
-    const ac = new AbortController();
-    this.streams.add(ac);
-    reply.raw.on('close', () => {
-      this.streams.delete(ac);
-      ac.abort();
+  /**
+   * An event stream (the page's live updates) passes through as it comes and stays open until
+   * the browser leaves, the leader ends it, or this app closes. Its own connection to the leader
+   * (no pool), so that ending it leaves nothing open on the leader to hold up its close.
+   */
+  private passStream(url: string, headers: Record<string, string>, reply: FastifyReply): Promise<FastifyReply> {
+    return new Promise((resolve, reject) => {
+      const up = (url.startsWith('https:') ? httpsGet : httpGet)(url, { headers, agent: false }, (res) => {
+        reply.hijack();
+        const out: Record<string, string | string[]> = {};
+        for (const [name, value] of Object.entries(res.headers)) if (value !== undefined && !HOP_OUT.has(name)) out[name] = value;
+        reply.raw.writeHead(res.statusCode ?? 502, out);
+        res.pipe(reply.raw);
+        resolve(reply);
+      });
+      this.streams.add(up);
+      up.on('close', () => this.streams.delete(up));
+      up.on('error', () => {
+        if (reply.raw.headersSent) reply.raw.end();
+        else {
+          this.cached = null;
+          reject(navError('NO_FIX', 'No position available: the receiver is changing over to another process; retry in a second', { 'retry-after': '1' }));
+        }
+      });
+      reply.raw.on('close', () => up.destroy());
     });
-    return ac.signal;
   }
 
   private async leaderAddress(): Promise<string | null> {

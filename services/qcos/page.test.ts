@@ -3,6 +3,7 @@
 // and count its gates, cancel a running job; at desktop and phone widths, with nothing loaded
 // from outside the machine. Screenshots go to docs/.
 import assert from 'node:assert/strict';
+import { get, type IncomingMessage } from 'node:http';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, test } from 'node:test';
@@ -299,24 +300,39 @@ test('remote supplier jobs (interfaces 2 and 4) are listed with the other jobs w
   assert.match(text, /supplier_a_qpu/);
   assert.equal(text.match(/<g class="op gate/g)?.length, circuitCounts(parseQasm(BELL)).gates);
   // Its status events follow the table: a change there reaches an open stream.
-  const events = await fetch(`${svc.url}/console/jobs/sjr_page_test/events`, { headers: { cookie, accept: 'text/event-stream' } });
-  assert.equal(events.headers.get('content-type'), 'text/event-stream; charset=utf-8');
-  const reader = events.body!.getReader();
-  const decoder = new TextDecoder();
+  // A plain connection of its own: a pooled client may leave a spare connection open that holds up the server's close.
+  const events = await new Promise<IncomingMessage>((resolve, reject) =>
+    get(`${svc.url}/console/jobs/sjr_page_test/events`, { agent: false, headers: { cookie, accept: 'text/event-stream' } }, resolve).on('error', reject),
+  );
+  assert.equal(events.headers['content-type'], 'text/event-stream; charset=utf-8');
+  events.setEncoding('utf8');
   let seen = '';
+  events.on('data', (chunk: string) => {
+    seen += chunk;
+  });
   const readUntil = async (re: RegExp) => {
     while (!re.test(seen)) {
-      const { value, done } = await reader.read();
-      assert.ok(!done, seen);
-      seen += decoder.decode(value, { stream: true });
+      assert.ok(!events.readableEnded, seen);
+      await new Promise((r) => setTimeout(r, 20));
     }
   };
   await readUntil(/event: status\ndata: \{"job_id":"sjr_page_test","status":"running"\}/);
   await svc.db.query("UPDATE supplier_jobs SET status = 'completed', result = $2, updated_at = now() WHERE id = $1", ['sjr_page_test', JSON.stringify({ counts: { '00': 52, '11': 48 }, shots: 100 })]);
   await readUntil(/"status":"completed"/);
-  await reader.cancel();
+  events.destroy();
   const done = await (await fetch(`${svc.url}/jobs/sjr_page_test`, { headers: { cookie } })).text();
   assert.equal(done.match(/<rect class="bar/g)?.length, 2);
+  // In the browser, at phone width.
+  const { page: phone, context, problems } = await openPage(browser, { viewport: PHONE });
+  await signIn(phone);
+  await phone.goto(`${svc.url}/jobs/sjr_page_test`);
+  await phone.locator('#job[data-status="completed"] svg.histogram').waitFor();
+  // 52/48 against the ideal half and half.
+  assert.ok(Math.abs(Number(await phone.locator('#measured-tvd').getAttribute('data-tvd')) - 0.02) < 1e-12);
+  assert.ok(await phone.evaluate('document.documentElement.scrollWidth <= window.innerWidth'), 'no sideways scrolling');
+  await phone.screenshot({ path: join(DOCS, 'qcos-job-remote-phone.png'), fullPage: true });
+  assert.deepEqual(problems, []);
+  await context.close();
 });
 
 test('usage is shown against each quantum service\'s plan quota: qcos minutes and credits, core evaluations, the suppliers\' jobs per key today', async () => {

@@ -218,7 +218,7 @@ async function usageLines(deps: QcosDeps, accountId: string): Promise<{ lines: U
 
 function meter(m: Meter): SafeHtml {
   const pct = m.included ? Math.min(100, Math.round((100 * m.used) / m.included)) : null;
-  const n = (v: number) => (m.decimals ? v.toFixed(m.decimals) : String(v));
+  const n = (v: number) => (!m.decimals ? String(v) : v > 0 && v < 10 ** -m.decimals / 2 ? `< ${(10 ** -m.decimals).toFixed(m.decimals)}` : v.toFixed(m.decimals));
   const unit = m.unit ? ` ${m.unit}` : '';
   return html`<div class="meter" data-meter="${m.label}" data-used="${Math.round(m.used * 1e6) / 1e6}" data-included="${m.included ?? ''}"><div class="meter-label">${m.label}: <strong>${n(m.used)}</strong>${m.included !== null ? ` of ${m.included}${unit}` : unit}${m.held > 0 ? html` <span class="muted">(+${n(m.held)} held)</span>` : ''}</div>
 ${pct !== null ? html`<progress max="100" value="${pct}">${pct} %</progress>` : ''}</div>`;
@@ -431,7 +431,7 @@ export async function registerPage(app: ServiceApp, deps: QcosDeps, prefix: stri
     const q = result?.quality;
     const o = result?.optimization;
     const evidence = await evidenceOf(job, result, session.accountId);
-    const measured = q && result && job.input.task.qasm && Object.keys(result.counts ?? {}).length ? measuredDistance(job.input.task.qasm, result.counts) : null;
+    const measured = result && job.input.task.qasm && Object.keys(result.counts ?? {}).length ? measuredDistance(job.input.task.qasm, result.counts) : null;
     const body = html`${header(session, prefix)}
 <main class="job-page" id="job" data-job-id="${job.id}" data-status="${job.status}" data-active="${active ? 'yes' : 'no'}">
   <section class="card">
@@ -453,11 +453,11 @@ export async function registerPage(app: ServiceApp, deps: QcosDeps, prefix: stri
     ${hist ? html`<p class="muted">${result!.shots} shots, ${Object.keys(result!.counts).length} distinct outcomes${Object.keys(result!.counts).length > HISTOGRAM_BARS ? `; the ${HISTOGRAM_BARS} most frequent drawn, the rest summed` : ''}.</p>
       <div class="hist-wrap"><div class="hist-scroll">${hist.svg}</div><div class="probs-wrap">${hist.table}</div></div>` : html`<p class="muted" id="no-results">${active ? 'Results appear when the job completes.' : 'No results.'}</p>`}
   </section>
-  ${q ? html`<section class="card" id="quality"><h2>Quality</h2><dl class="facts">
-    <dt>Success probability</dt><dd>${q.success_probability.toFixed(4)}</dd><dt>Fidelity estimate</dt><dd>${q.fidelity_estimate.toFixed(4)}</dd>
-    <dt>${q.method === 'ideal_simulator' ? 'Backend vs ideal distribution' : q.method === 'measured_counts' ? 'Measured vs ideal (TVD)' : 'Backend vs ideal (TVD)'}</dt><dd id="backend-tvd">${q.total_variation_distance === null ? '—' : q.method === 'ideal_simulator' ? 'identical: a noiseless simulator samples the ideal distribution' : q.total_variation_distance.toFixed(4)}</dd>
+  ${q || measured ? html`<section class="card" id="quality"><h2>Quality</h2><dl class="facts">
+    ${q ? html`<dt>Success probability</dt><dd>${q.success_probability.toFixed(4)}</dd><dt>Fidelity estimate</dt><dd>${q.fidelity_estimate.toFixed(4)}</dd>
+    <dt>${q.method === 'ideal_simulator' ? 'Backend vs ideal distribution' : 'Backend vs ideal (TVD)'}</dt><dd id="backend-tvd">${q.total_variation_distance === null ? '—' : q.method === 'ideal_simulator' ? 'identical: a noiseless simulator samples the ideal distribution' : q.total_variation_distance.toFixed(4)}</dd>` : ''}
     ${measured ? html`<dt>Counts vs ideal (TVD)</dt><dd id="measured-tvd" data-tvd="${measured.tvd}">${measured.tvd.toFixed(4)} <span class="muted">(sampling ${measured.shots} shots alone gives about ${measured.samplingTvd.toFixed(4)})</span></dd>` : ''}
-    <dt>Method</dt><dd>${q.method.replaceAll('_', ' ')}</dd>
+    ${q ? html`<dt>Method</dt><dd>${q.method.replaceAll('_', ' ')}</dd>` : ''}
     ${result?.method ? html`<dt>Simulation</dt><dd>${result.method}, ${result.executed_qubits} qubits, ${dur(result.execution_time_ms)}</dd>` : ''}</dl></section>` : ''}
   ${evidenceCard(evidence.stored, evidence.verified, `${prefix}/console/jobs/${job.id}/evidence`)}
 </main>`;
@@ -530,6 +530,7 @@ function remoteJobView(j: RemoteSupplierJob): SafeHtml {
   const active = ACTIVE.has(j.status);
   const counts = j.result?.counts ?? {};
   const hist = Object.keys(counts).length ? histogram(counts) : null;
+  const measured = hist ? measuredDistance(j.qasm, counts) : null;
   return html`<main class="job-page" id="job" data-job-id="${j.id}" data-status="${j.status}" data-active="${active ? 'yes' : 'no'}" data-origin="supplier">
   <section class="card">
     <div class="row spread"><h2>Job <code>${j.id}</code> <span class="status ${j.status}" id="job-status">${j.status}</span></h2></div>
@@ -546,5 +547,6 @@ function remoteJobView(j: RemoteSupplierJob): SafeHtml {
   <section class="card" id="results"><h2>Results</h2>
     ${hist ? html`<p class="muted">${j.result?.shots ?? j.shots} shots, ${Object.keys(counts).length} distinct outcomes.</p><div class="hist-wrap"><div class="hist-scroll">${hist.svg}</div><div class="probs-wrap">${hist.table}</div></div>` : html`<p class="muted" id="no-results">${active ? 'Results appear when the supplier returns them.' : 'No results.'}</p>`}
   </section>
+  ${measured ? html`<section class="card" id="quality"><h2>Quality</h2><dl class="facts"><dt>Counts vs ideal (TVD)</dt><dd id="measured-tvd" data-tvd="${measured.tvd}">${measured.tvd.toFixed(4)} <span class="muted">(sampling ${measured.shots} shots alone gives about ${measured.samplingTvd.toFixed(4)})</span></dd></dl></section>` : ''}
 </main>`;
 }

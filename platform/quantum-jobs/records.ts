@@ -137,15 +137,42 @@ export const COMPRESS_ABOVE_BYTES = 64 * 1024;
  */
 export const INLINE_MAX_BYTES = 8 * 1024;
 
+interface Encoded {
+  json: string | null;
+  gz: Buffer | null;
+  /** The JSON text the row reads back as, keys in jsonb's order; null when stored as written. */
+  readAs: string | null;
+}
+
+/** Each result's encoding, made once for the row and the memory of recent results (runner.ts). */
+const encodings = new WeakMap<object, Encoded>();
+
+function encode(result: unknown): Encoded {
+  const known = typeof result === 'object' && result !== null ? encodings.get(result) : undefined;
+  if (known) return known;
+  const json = JSON.stringify(result);
+  let out: Encoded;
+  if (json.length > COMPRESS_ABOVE_BYTES) out = { json: null, gz: gzipSync(json, { level: 6 }), readAs: null };
+  else {
+    const readAs = JSON.stringify(jsonbOrder(JSON.parse(json)));
+    out = json.length > INLINE_MAX_BYTES ? { json, gz: gzipSync(readAs, { level: 1 }), readAs } : { json, gz: null, readAs };
+  }
+  if (typeof result === 'object' && result !== null) encodings.set(result, out);
+  return out;
+}
+
 /**
  * How a result is stored: `json` inline (null for a result stored as written, compressed),
- * `gz` the compressed bytes. `json` is also what the row reads as, up to jsonb's key order.
+ * `gz` the compressed bytes.
  */
 export function encodeResult(result: unknown): { json: string | null; gz: Buffer | null } {
-  const json = JSON.stringify(result);
-  if (json.length <= INLINE_MAX_BYTES) return { json, gz: null };
-  if (json.length <= COMPRESS_ABOVE_BYTES) return { json, gz: gzipSync(JSON.stringify(jsonbOrder(JSON.parse(json))), { level: 1 }) };
-  return { json: null, gz: gzipSync(json, { level: 6 }) };
+  const { json, gz } = encode(result);
+  return { json, gz };
+}
+
+/** The JSON text a completed row of `result` reads back as (jsonb's key order); null for a result stored as written. */
+export function resultAsRead(result: unknown): string | null {
+  return encode(result).readAs;
 }
 
 /** jsonb's order of object keys: shorter first, then by their UTF-8 bytes. */

@@ -16,11 +16,10 @@ import {
   advance,
   claimNext,
   complete,
-  COMPRESS_ABOVE_BYTES,
   fail,
-  jsonbOrder,
   recoverExpired,
   renewLeases,
+  resultAsRead,
   selectJob,
   TERMINAL,
   type InsertClaim,
@@ -372,16 +371,15 @@ export class QuantumRunner {
 
   /** Keeps a small completed result a moment, for the read that usually follows the end. */
   private remember(job: QuantumJob<JobInput>, result: TaskResult): void {
-    // As the row reads (records.ts encodeResult): a result over COMPRESS_ABOVE_BYTES is read
-    // back in its own key order from the compressed bytes, and is not kept here.
-    const json = JSON.stringify(result);
-    if (json.length > COMPRESS_ABOVE_BYTES) return;
+    // As the row reads (records.ts): a result stored as written, compressed, is not kept here.
+    const readAs = resultAsRead(result);
+    if (readAs === null) return;
     const now = Date.now();
     for (const [id, r] of this.recent) {
       if (r.until > now && this.recent.size < RECENT_MAX) break;
       this.recent.delete(id);
     }
-    this.recent.set(job.id, { job: structuredClone(job), resultJson: JSON.stringify(jsonbOrder(JSON.parse(json))), until: now + RECENT_MS });
+    this.recent.set(job.id, { job: structuredClone(job), resultJson: readAs, until: now + RECENT_MS });
   }
 
   /**

@@ -6,7 +6,12 @@
  *    the revocation state changes: at once in the process that made the change (the revoke and
  *    restore routes call `revocationsChanged`), and through NOTIFY `licensing_revocations`
  *    in every other process listening on the same PostgreSQL database. A generation counter
- *    keeps a lookup that raced with a change from refilling the cache with the old state.
+ *    keeps a lookup that raced with a change from refilling the cache with the old state;
+ *  - the answer itself, for the common request (no fingerprint, no revocation row): `evaluate`
+ *    is a pure function of its inputs, and between not_before and expires_at its only varying
+ *    input, the time, gives the same answer. It is kept with the artifact's cached check and
+ *    the epoch it was made under, and used only when the epoch is the same, the license has no
+ *    revocation row and the request's time lies in that window; any other request is evaluated.
  */
 import { createHash } from 'node:crypto';
 import type { VerifyPool } from '../../../engines/crypto/verify-pool.ts';
@@ -26,6 +31,11 @@ import type { SigningKeys } from '../signing-keys.ts';
 interface Checked {
   payload: ArtifactPayload;
   signatureValid: boolean;
+  /** [not_before, expires_at) in ms (NaN when unreadable: never steady), where the answer to a request without a fingerprint cannot change. */
+  steadyFrom: number;
+  steadyUntil: number;
+  /** The answer of the last such request in that window, and the epoch it was made under. */
+  steady: { epoch: number; result: ValidationResult } | null;
 }
 
 const CACHE_LIMIT = 20_000;
@@ -116,7 +126,11 @@ export class ArtifactValidator {
             ? this.pool.verify(alg, publicKey, message, signature)
             : false,
       );
-      checked = { payload: artifact.payload, signatureValid };
+      const p = artifact.payload;
+      const expires = Date.parse(p.expires_at);
+      // The grace period's end too, should a grace period ever end before the expiry.
+      const steadyUntil = Math.min(expires, expires + p.grace_period_days * 86_400_000);
+      checked = { payload: p, signatureValid, steadyFrom: Date.parse(p.not_before), steadyUntil, steady: null };
     } catch (err) {
       if (err instanceof ArtifactParseError) throw new ApiError(400, 'unparseable_artifact', `Failed to parse artifact: ${err.message}`);
       throw err;
@@ -127,11 +141,17 @@ export class ArtifactValidator {
   }
 
   async validate(text: string, fingerprint: Fingerprint | null | undefined, now: Date): Promise<ValidationResult> {
-    const { payload, signatureValid } = await this.check(text);
+    const checked = await this.check(text);
+    const { payload, signatureValid } = checked;
     const { epoch, row } = await this.revocationState(payload.license_id);
+    const at = now.getTime();
+    const steady = fingerprint == null && row === null && at >= checked.steadyFrom && at < checked.steadyUntil;
+    if (steady && checked.steady?.epoch === epoch) return checked.steady.result;
     // A suspension ends by itself: compare its end with the request's time on every use.
-    const active = row && (row.until === null || row.until > now.getTime());
+    const active = row && (row.until === null || row.until > at);
     const revoked = active ? { reason: row.reason, until: row.until === null ? null : new Date(row.until).toISOString() } : null;
-    return evaluate({ payload, signatureValid, revoked, fingerprint, now, epoch });
+    const result = evaluate({ payload, signatureValid, revoked, fingerprint, now, epoch });
+    if (steady) checked.steady = { epoch, result };
+    return result;
   }
 }

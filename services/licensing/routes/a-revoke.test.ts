@@ -96,6 +96,25 @@ describe('variant A revocation, restore and the epoch', () => {
     assert.deepEqual(again.body, { detail: 'License not revoked' });
   });
 
+  test('a repeatedly validated artifact follows every change: revoked, then restored with the new epoch, then another license revoked', async () => {
+    const lic = await issue();
+    const other = await issue();
+    // Validated twice: the second answer is the kept one.
+    const first = (await validate(lic.artifact_compact)).body;
+    assert.deepEqual((await validate(lic.artifact_compact)).body, first);
+    assert.equal(first.status, 'valid');
+    const revoked = (await revoke({ license_id: lic.license_id, reason: 'violation' })).body;
+    const whileRevoked = (await validate(lic.artifact_compact)).body;
+    assert.deepEqual([whileRevoked.status, whileRevoked.revocation_epoch], ['revoked', revoked.epoch]);
+    const restored = (await restore(lic.license_id)).body;
+    const afterRestore = (await validate(lic.artifact_compact)).body;
+    assert.deepEqual([afterRestore.status, afterRestore.revocation_epoch], ['valid', restored.epoch]);
+    // Another license's revocation raises the epoch, and the answer shows it.
+    const otherRevoked = (await revoke({ license_id: other.license_id, reason: 'chargeback' })).body;
+    const afterOther = (await validate(lic.artifact_compact)).body;
+    assert.deepEqual([afterOther.status, afterOther.revocation_epoch], ['valid', otherRevoked.epoch]);
+  });
+
   test('a suspension ends by itself at effective_until', async () => {
     const t0 = new Date('2033-03-01T00:00:00.000Z');
     svc.clock.set(t0);

@@ -11,12 +11,16 @@
 import { get, unit, xorInto, type Vec } from './gf2.ts';
 import type { LocalOp, PhasePoly } from './phasepoly.ts';
 
-/** Largest region (wires x terms) worth the quadratic scoring per step. */
-const MAX_WORK = 64 * 600;
+/**
+ * Largest region worth it: each step scores every wire pair over every term, so the work
+ * grows as wires^2 x terms x steps; the regions that gain are the small ones.
+ */
+const MAX_WIRES = 16;
+const MAX_TERMS = 64;
 
 export function greedySynth(p: PhasePoly): { ops: LocalOp[]; wires: Vec[] } | null {
   const { m, words } = p;
-  if (m * p.terms.length > MAX_WORK) return null;
+  if (m > MAX_WIRES || p.terms.length > MAX_TERMS) return null;
   const ops: LocalOp[] = [];
   const wires = Array.from({ length: m }, (_, i) => unit(words, i));
   // cur[t][i]: term t holds current wire i.
@@ -59,7 +63,7 @@ export function greedySynth(p: PhasePoly): { ops: LocalOp[]; wires: Vec[] } | nu
   };
   let guard = 0;
   while (left > 0) {
-    if (++guard > 100_000) return null;
+    if (++guard > 64 * MAX_TERMS) return null;
     N.fill(0);
     C.fill(0);
     const bits: number[] = [];

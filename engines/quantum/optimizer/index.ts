@@ -58,7 +58,9 @@ export function optimize(input: Circuit, options: OptimizeOptions = {}): Optimiz
   const level = options.level ?? 2;
   if (![0, 1, 2, 3].includes(level)) throw new Error(`optimization level must be 0, 1, 2 or 3 (got ${level})`);
   const basis = parseBasis(options.basisGates?.length ? options.basisGates : DEFAULT_BASIS);
-  const plain = pipeline(input, input, options, level, basis, false, false) as OptimizeResult;
+  // Very large circuits get the classic region synthesis only (its time grows slower).
+  const large = input.ops.length > STRONG_MAX_OPS;
+  const plain = pipeline(input, input, options, level, basis, { classic: large }) as OptimizeResult;
   if (level < 3) return plain;
   // Level 3 also tries compute-uncompute Toffoli pairs as relative-phase Toffolis, the CCZ
   // decomposition search and H-conjugated CX as phases, and keeps the smallest result.
@@ -73,25 +75,45 @@ export function optimize(input: Circuit, options: OptimizeOptions = {}): Optimiz
     const [b2, bg] = size(r);
     if (b2 + bg < a2 + ag || (b2 + bg === a2 + ag && b2 < a2)) best = r;
   };
+  // Every variant with the classic region synthesis and with the full one (see SynthOptions):
+  // a region made smaller can steer the later rewrites to a larger circuit, so neither
+  // dominates.
+  const modes: Array<{ classic: boolean }> = large ? [{ classic: true }] : [{ classic: false }, { classic: true }];
   const relative = relativePhaseToffolis(input);
-  for (const source of relative ? [input, relative] : [input]) {
-    const toffolis = source.ops.some((o) => o.kind === 'gate' && TOFFOLI_LIKE.has(o.name));
-    if (source !== input) consider(pipeline(source, input, options, level, basis, false, false));
-    if (toffolis) consider(pipeline(source, input, options, level, basis, true, false));
-    consider(pipeline(source, input, options, level, basis, false, true));
-    if (toffolis) consider(pipeline(source, input, options, level, basis, true, true));
+  for (const mode of modes) {
+    for (const source of relative ? [input, relative] : [input]) {
+      const toffolis = source.ops.some((o) => o.kind === 'gate' && TOFFOLI_LIKE.has(o.name));
+      if (source !== input || mode.classic !== large) consider(pipeline(source, input, options, level, basis, { ...mode }));
+      if (toffolis) consider(pipeline(source, input, options, level, basis, { ...mode, searchToffoli: true }));
+      consider(pipeline(source, input, options, level, basis, { ...mode, hcz: true }));
+      if (toffolis) consider(pipeline(source, input, options, level, basis, { ...mode, searchToffoli: true, hcz: true }));
+    }
   }
   return best;
 }
 
+/** Largest input (operations) given the full region synthesis at level 3. */
+const STRONG_MAX_OPS = 1000;
+
 const TOFFOLI_LIKE = new Set(['ccx', 'ccz', 'toffoli', 'cswap', 'c3x', 'c4x', 'mcx']);
+
+/** What one run of the pipeline does beyond the plain rewrites. */
+interface Variant {
+  /** The CCZ decomposition form search (toffoli.ts). */
+  searchToffoli?: boolean;
+  /** H-conjugated CX as phases (hcz.ts). */
+  hcz?: boolean;
+  /** The classic phase-region synthesis only (phasepoly.ts, SynthOptions). */
+  classic?: boolean;
+}
 
 /**
  * One run of the rewrite pipeline on `source` (`input` itself or a rewriting of it); null
  * when the step asked for (Toffoli search, H-phase folding) finds nothing to do, since the
  * run would then repeat one without it.
  */
-function pipeline(source: Circuit, input: Circuit, options: OptimizeOptions, level: number, basis: Basis, searchToffoli: boolean, hcz: boolean): OptimizeResult | null {
+function pipeline(source: Circuit, input: Circuit, options: OptimizeOptions, level: number, basis: Basis, v: Variant): OptimizeResult | null {
+  const { searchToffoli, hcz, classic } = v;
   const cost1q = (m: Mat): number => synth1q(m, basis.oneQ).gates.length;
   let ir = unroll(source, options.matrixFallback);
   synthesizeUnitaries(ir);
@@ -113,9 +135,9 @@ function pipeline(source: Circuit, input: Circuit, options: OptimizeOptions, lev
       resynthesize2q(ir, cost1q);
       simplify(ir, level);
     }
-    phaseRegions(ir, level);
-    ir = relocated(ir, level, cost1q);
-    ir = pauliPushed(ir, level, basis);
+    phaseRegions(ir, level, classic);
+    ir = relocated(ir, level, cost1q, classic);
+    ir = pauliPushed(ir, level, basis, classic);
   }
   const identity = [...Array(input.numQubits).keys()];
   let initial = identity;
@@ -160,7 +182,7 @@ function pipeline(source: Circuit, input: Circuit, options: OptimizeOptions, lev
  * The IR with the rotations that the final wires can carry moved to the end (relocate.ts),
  * when that ends smaller after the rewrites: all of them, or only those that need no CX there.
  */
-function relocated(ir: Ir, level: number, cost1q: (m: Mat) => number): Ir {
+function relocated(ir: Ir, level: number, cost1q: (m: Mat) => number, classic?: boolean): Ir {
   const size = (x: Ir): number => {
     let cx = 0;
     for (const op of x.ops) if (op.k === 'cx') cx++;
@@ -169,11 +191,11 @@ function relocated(ir: Ir, level: number, cost1q: (m: Mat) => number): Ir {
   let best = ir;
   for (const singleWireOnly of [false, true]) {
     const trial: Ir = { n: ir.n, ops: ir.ops.slice(), phase: ir.phase };
-    if (!relocatePhasesToEnd(trial, { singleWireOnly })) continue;
+    if (!relocatePhasesToEnd(trial, { singleWireOnly, classic })) continue;
     simplify(trial, level);
     resynthesize2q(trial, cost1q);
     simplify(trial, level);
-    phaseRegions(trial, level);
+    phaseRegions(trial, level, classic);
     if (size(trial) < size(best)) best = trial;
   }
   return best;
@@ -183,7 +205,7 @@ function relocated(ir: Ir, level: number, cost1q: (m: Mat) => number): Ir {
  * The IR with its X gates carried to the end, or to the start, as a Pauli frame (pauli.ts),
  * when that emits fewer gates.
  */
-function pauliPushed(ir: Ir, level: number, basis: Basis): Ir {
+function pauliPushed(ir: Ir, level: number, basis: Basis, classic?: boolean): Ir {
   const size = (x: Ir): number => {
     const k = counts(emit(x, basis, { fuse: true, qregs: [], cregs: [], numClbits: 0 }));
     return k.gates + k.twoQubit;
@@ -194,7 +216,7 @@ function pauliPushed(ir: Ir, level: number, basis: Basis): Ir {
     const trial = backwards ? inverseIr(ir) : { n: ir.n, ops: ir.ops.slice(), phase: ir.phase };
     if (!trial || !pushPaulis(trial)) continue;
     simplify(trial, level);
-    phaseRegions(trial, level);
+    phaseRegions(trial, level, classic);
     const result = backwards ? inverseIr(trial) : trial;
     if (!result) continue;
     const s = size(result);
@@ -210,15 +232,16 @@ function pauliPushed(ir: Ir, level: number, basis: Basis): Ir {
  * Phase-region resynthesis with the regions grown from the front and, on the inverse
  * circuit, from the back (a different cut of the same stretches), until neither helps.
  */
-function phaseRegions(ir: Ir, level: number): void {
+function phaseRegions(ir: Ir, level: number, classic?: boolean): void {
   for (let round = 0; round < 4; round++) {
     let changed = false;
-    if (resynthesizePhaseRegions(ir)) {
+    if (resynthesizePhaseRegions(ir, { classic })) {
       simplify(ir, level);
       changed = true;
     }
+    if (classic) return;
     const inv = inverseIr(ir);
-    if (inv && resynthesizePhaseRegions(inv)) {
+    if (inv && resynthesizePhaseRegions(inv, { classic })) {
       simplify(inv, level);
       const back = inverseIr(inv) as Ir;
       ir.ops = back.ops;

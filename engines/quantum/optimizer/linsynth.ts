@@ -97,11 +97,21 @@ function greedy(a: Vec[], m: number, words: number, ops: Array<[number, number]>
 /** Largest map given the cubic greedy search. */
 const GREEDY_MAX = 48;
 
-/** CX gates (control, target), in circuit order, that turn wires holding `from` into `to`. */
-export function linearSynth(from: Vec[], to: Vec[], m: number, words: number): Array<[number, number]> {
+/**
+ * CX gates (control, target), in circuit order, that turn wires holding `from` into `to`.
+ * Quick (`thorough` false): elimination by rows or by columns only.
+ */
+export function linearSynth(from: Vec[], to: Vec[], m: number, words: number, thorough = true): Array<[number, number]> {
   const inv = invert(from, m, words);
   if (!inv) throw new Error('singular linear map in a phase region');
   const c = multiply(to, inv, m, words); // wires must get C: to = C from
+  if (!thorough) {
+    const rows: Array<[number, number]> = [];
+    gauss(c.map((r) => r.slice()), m, rows);
+    const cols: Array<[number, number]> = [];
+    gauss(transposeRows(c, m, words), m, cols);
+    return cols.length < rows.length ? cols.map(([a, b]): [number, number] => [b, a]) : rows.reverse();
+  }
   const cInv = invert(c, m, words) as Vec[];
   let best: Array<[number, number]> | null = null;
   const keep = (ops: Array<[number, number]>): void => {

@@ -314,10 +314,20 @@ function bipartiteSynth(p: PhasePoly): { ops: LocalOp[]; wires: Vec[] } | null {
 /** Split rules tried for every polynomial (see graySynth). */
 const VARIANTS = [0, 1, 2, 3];
 
+/**
+ * How hard a polynomial is synthesized. `classic`: only the Gray-code and chain networks,
+ * read forwards, with an elimination fix-up (the synthesis the later constructions were added
+ * to); kept as a second opinion, since a region made smaller can steer the rewrites after it
+ * to a larger circuit.
+ */
+export interface SynthOptions {
+  classic?: boolean;
+}
+
 /** Every parity network tried for a polynomial (null: that construction does not apply). */
-function networks(p: PhasePoly): Array<{ ops: LocalOp[]; wires: Vec[] }> {
+function networks(p: PhasePoly, o: SynthOptions): Array<{ ops: LocalOp[]; wires: Vec[] }> {
   const out = VARIANTS.map((v) => graySynth(p, v));
-  for (const net of [bipartiteSynth(p), greedySynth(p)]) if (net) out.push(net);
+  for (const net of [bipartiteSynth(p), o.classic ? null : greedySynth(p)]) if (net) out.push(net);
   return out;
 }
 
@@ -337,15 +347,28 @@ function inverted(p: PhasePoly): PhasePoly | null {
   return { m: p.m, words: p.words, terms, out: inv, outConst: new Uint8Array(p.m), phase: 0 };
 }
 
-/** The cheapest (fewest CX) network plus fix-up of a polynomial, as local gates in order. */
-function cheapest(p: PhasePoly): { ops: LocalOp[]; cx: number } {
-  let best: { ops: LocalOp[]; cx: number } = { ops: [], cx: Infinity };
-  for (const net of networks(p)) {
-    const fix = linearSynth(net.wires, p.out, p.m, p.words);
-    const cx = fix.length + net.ops.filter((o) => 'cx' in o).length;
-    if (cx < best.cx) best = { ops: [...net.ops, ...fix.map(([c, t]): LocalOp => ({ cx: [c, t] }))], cx };
+/**
+ * The cheapest (fewest CX) network plus fix-up of a polynomial, as local gates in order. The
+ * networks are ranked with the quick fix-up; the two best get the thorough one.
+ */
+function cheapest(p: PhasePoly, o: SynthOptions): { ops: LocalOp[]; cx: number } {
+  const ranked = networks(p, o).map((net) => {
+    const fix = linearSynth(net.wires, p.out, p.m, p.words, false);
+    return { net, fix, cx: fix.length + net.ops.filter((x) => 'cx' in x).length };
+  });
+  ranked.sort((a, b) => a.cx - b.cx);
+  if (!o.classic) {
+    for (const r of ranked.slice(0, 2)) {
+      const fix = linearSynth(r.net.wires, p.out, p.m, p.words, true);
+      if (fix.length < r.fix.length) {
+        r.cx -= r.fix.length - fix.length;
+        r.fix = fix;
+      }
+    }
   }
-  return best;
+  let best = ranked[0];
+  for (const r of ranked) if (r.cx < best.cx) best = r;
+  return { ops: [...best.net.ops, ...best.fix.map(([c, t]): LocalOp => ({ cx: [c, t] }))], cx: best.cx };
 }
 
 /**
@@ -354,29 +377,29 @@ function cheapest(p: PhasePoly): { ops: LocalOp[]; cx: number } {
  * each read forwards and backwards, its linear fix-up, then the output X gates. The
  * polynomial's own phase is not included.
  */
-export function synthesizePolynomial(p: PhasePoly, wires: number[]): IrOp[] {
-  let best = cheapest(p);
-  const back = inverted(p);
+export function synthesizePolynomial(p: PhasePoly, wires: number[], o: SynthOptions = {}): IrOp[] {
+  let best = cheapest(p, o);
+  const back = o.classic ? null : inverted(p);
   if (back) {
-    const r = cheapest(back);
+    const r = cheapest(back, o);
     if (r.cx < best.cx) {
-      const ops = r.ops.reverse().map((o): LocalOp => ('cx' in o ? o : { rz: [o.rz[0], -o.rz[1]] }));
+      const ops = r.ops.reverse().map((x): LocalOp => ('cx' in x ? x : { rz: [x.rz[0], -x.rz[1]] }));
       best = { ops, cx: r.cx };
     }
   }
-  const out: IrOp[] = best.ops.map((o) => ('cx' in o ? { k: 'cx', c: wires[o.cx[0]], t: wires[o.cx[1]] } : { k: 'u', q: wires[o.rz[0]], m: rz(o.rz[1]) }));
+  const out: IrOp[] = best.ops.map((x) => ('cx' in x ? { k: 'cx', c: wires[x.cx[0]], t: wires[x.cx[1]] } : { k: 'u', q: wires[x.rz[0]], m: rz(x.rz[1]) }));
   for (let i = 0; i < p.m; i++) if (p.outConst[i]) out.push({ k: 'u', q: wires[i], m: X });
   return out;
 }
 
 /** Rewrites one region; returns the new gates, or null when that would not be smaller. */
-function rewriteRegion(region: IrOp[], ir: Ir): IrOp[] | null {
+function rewriteRegion(region: IrOp[], ir: Ir, o: SynthOptions): IrOp[] | null {
   let oldCx = 0;
   for (const op of region) if (op.k === 'cx') oldCx++;
   if (oldCx < 2) return null;
   const wires = [...new Set(region.flatMap(qubitsOf))].sort((a, b) => a - b);
   const p = phasePolynomial(region, wires);
-  const out = synthesizePolynomial(p, wires);
+  const out = synthesizePolynomial(p, wires, o);
   let newCx = 0;
   for (const op of out) if (op.k === 'cx') newCx++;
   const better = newCx < oldCx ? out.length <= region.length : newCx === oldCx && out.length < region.length;
@@ -385,7 +408,7 @@ function rewriteRegion(region: IrOp[], ir: Ir): IrOp[] | null {
   return out;
 }
 
-export interface PhaseRegionOptions {
+export interface PhaseRegionOptions extends SynthOptions {
   /** Largest region (gates) read at once; bigger stretches are cut into several. */
   maxRegion?: number;
 }
@@ -403,7 +426,7 @@ export function resynthesizePhaseRegions(ir: Ir, o: PhaseRegionOptions = {}): bo
       out.push(...after);
       break;
     }
-    const rewritten = rewriteRegion(region, ir);
+    const rewritten = rewriteRegion(region, ir, o);
     if (rewritten) changed = true;
     out.push(...(rewritten ?? region));
     rest = after;

@@ -10,11 +10,11 @@
  */
 import { diagAngles, isDiagonal, isXLike } from './classify.ts';
 import { isFree, qubitsOf, type Ir, type IrOp } from './ir.ts';
-import { flip, get, normalizeTerms, synthesizePolynomial, unit, weight, xorInto, type PhasePoly, type Vec } from './phasepoly.ts';
+import { flip, get, normalizeTerms, synthesizePolynomial, unit, weight, xorInto, type PhasePoly, type SynthOptions, type Vec } from './phasepoly.ts';
 
 const keyOf = (v: Vec): string => Array.prototype.join.call(v, ',');
 
-export interface RelocateOptions {
+export interface RelocateOptions extends SynthOptions {
   /** Only rotations whose parity ends on a single wire (no CX needed at the end). */
   singleWireOnly?: boolean;
   /**
@@ -129,7 +129,7 @@ export function relocatePhasesToEnd(ir: Ir, o: RelocateOptions = {}): number {
     return { v, angle: t.angle };
   });
   const poly: PhasePoly = { m, words: lw, terms, out: used.map((_, i) => unit(lw, i)), outConst: new Uint8Array(m), phase: 0 };
-  const tail = m ? synthesizePolynomial(poly, used) : [];
+  const tail = m ? synthesizePolynomial(poly, used, o) : [];
   ir.ops = [...ir.ops.filter((_, i) => !moved.has(i)), ...tail];
   ir.phase += phase + norm.phase;
   return moved.size;

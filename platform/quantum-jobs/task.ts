@@ -48,6 +48,8 @@ export interface CircuitTask {
   format?: 'qasm2' | 'qasm3';
   /** Simulation method; default: the backend's (density matrix for small device circuits). */
   method?: Method;
+  /** Amplitude precision of a statevector run (default double; single halves memory, see engines/quantum/README.md). */
+  precision?: 'double' | 'single';
   /** A catalog device whose calibrated noise the run uses (default: the backend's own, if a device). */
   noise?: string;
   seed?: number;
@@ -343,6 +345,7 @@ export function executeTask(task: CircuitTask, onStage: (stage: Stage, detail?: 
   try {
     r = run(executed, {
       method,
+      precision: task.precision,
       shots: task.shots,
       seed: task.seed,
       memory: task.memory,

@@ -24,6 +24,10 @@ const Body = Type.Object(
     noise_model: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'A catalog device whose calibrated noise to emulate' })),
     method: Type.Union([Type.Literal('statevector'), Type.Literal('density_matrix'), Type.Literal('mps')], { default: 'statevector' }),
     seed_simulator: Type.Optional(Type.Integer({ minimum: 0, maximum: 4294967295 })),
+    precision: Type.Union([Type.Literal('double'), Type.Literal('single')], {
+      default: 'double',
+      description: 'Amplitude precision of the statevector method: single (complex64, as qsim) halves memory and its traffic; amplitudes agree with double to about 1e-7',
+    }),
   },
   { additionalProperties: false },
 );
@@ -39,6 +43,7 @@ const Out = Type.Object({
   method: Type.String(),
   noise_model: Type.Union([Type.String(), Type.Null()]),
   seed_simulator: Type.Integer(),
+  precision: Type.String({ description: 'the precision asked for: double, or single (statevector method only)' }),
 });
 
 export function registerSimulate(app: ServiceApp, deps: QcosDeps): void {
@@ -67,6 +72,7 @@ export function registerSimulate(app: ServiceApp, deps: QcosDeps): void {
         if (b.method === 'mps') throw qcosError('INVALID_REQUEST', 'The mps method has no noise model; use statevector (trajectories) or density_matrix');
         noise = device.id;
       }
+      if (b.precision === 'single' && b.method !== 'statevector') throw qcosError('INVALID_REQUEST', `precision single is for the statevector method; ${b.method} runs in double`, { method: b.method });
       checkShots(plan, b.shots, simulator.max_shots);
       const qasm = circuitText(b.circuit);
       const probe = await prepare(deps.ctx, { qasm, backend: simulator.id, shots: b.shots, optimizationLevel: null, execute: false }, plan);
@@ -78,6 +84,7 @@ export function registerSimulate(app: ServiceApp, deps: QcosDeps): void {
         optimizationLevel: null,
         execute: true,
         method: b.method,
+        precision: b.precision,
         noise,
         seed: b.seed_simulator,
         statevector: wantState,
@@ -99,6 +106,7 @@ export function registerSimulate(app: ServiceApp, deps: QcosDeps): void {
         method: r.method ?? b.method,
         noise_model: noise ?? null,
         seed_simulator: r.seed ?? 0,
+        precision: b.precision,
       };
     },
   );

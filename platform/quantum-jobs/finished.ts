@@ -38,31 +38,13 @@ export class FinishedHandlers {
   }
 }
 
-/**
- * Handlers for every store of the process (`onJobFinished(service, handler)`), run in addition
- * to the store's own: each registered one runs. Kept for callers that install one handler per
- * process; a service app registers on its workers instead.
- */
-const everyStore = new Map<string, FinishedHandler[]>();
-
-export function addProcessHandler(service: string, handler: FinishedHandler): () => void {
-  const list = everyStore.get(service) ?? [];
-  list.push(handler);
-  everyStore.set(service, list);
-  return () => {
-    const i = list.indexOf(handler);
-    if (i >= 0) list.splice(i, 1);
-  };
-}
-
-/** Runs what the job's end calls for: the store's handler for its service, then the process-wide ones. A failing handler is a warning. */
+/** Runs what the job's end calls for: the store's handler for its service, if one is registered. A failing handler is a warning. */
 export async function runFinishedHandlers(ctx: ServiceContext, store: FinishedHandlers | null, job: QuantumJob<JobInput>): Promise<void> {
-  const own = store?.current(job.service);
-  for (const handler of [...(own ? [own] : []), ...(everyStore.get(job.service) ?? [])]) {
-    try {
-      await handler(ctx, job);
-    } catch (err) {
-      process.emitWarning(`quantum job ${job.id}: finished handler failed: ${(err as Error).message}`);
-    }
+  const handler = store?.current(job.service);
+  if (!handler) return;
+  try {
+    await handler(ctx, job);
+  } catch (err) {
+    process.emitWarning(`quantum job ${job.id}: finished handler failed: ${(err as Error).message}`);
   }
 }

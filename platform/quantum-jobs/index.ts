@@ -36,7 +36,7 @@ import {
   type Scope,
   type UsageFigures,
 } from './records.ts';
-import { addProcessHandler, runFinishedHandlers, type FinishedHandler } from './finished.ts';
+import { runFinishedHandlers, type FinishedHandler } from './finished.ts';
 import { QuantumRunner, type RunnerOptions } from './runner.ts';
 import { prepareTask, TaskError, type CircuitTask, type JobInput, type Optimization } from './task.ts';
 
@@ -132,15 +132,6 @@ export async function startQuantumWorkers(ctx: ServiceContext, options: StartOpt
 
 function runnerOf(ctx: ServiceContext): QuantumRunner | null {
   return runners.get(ctx.db)?.runner ?? null;
-}
-
-/**
- * Registers what happens when a job of `service` ends, on every store of the process; the
- * function returned takes it off. A service app registers on its workers instead
- * (`workers.onJobFinished`), so that two apps in one process keep their own.
- */
-export function onJobFinished(service: string, handler: FinishedHandler): () => void {
-  return addProcessHandler(service, handler);
 }
 
 export interface Prepared {

@@ -14,7 +14,6 @@ import {
   cancelJob,
   getJob,
   getJobResult,
-  onJobFinished,
   retryJob,
   startQuantumWorkers,
   submitJob,
@@ -100,7 +99,7 @@ describe('the job system under concurrency', () => {
     const workers = await startQuantumWorkers(ctx);
     await workers.pool.warm();
     const ends = new Map<string, string[]>();
-    const stop = onJobFinished('race', (_ctx, job) => {
+    workers.onJobFinished('race', (_ctx, job) => {
       ends.set(job.id, [...(ends.get(job.id) ?? []), job.status]);
     });
     try {
@@ -140,7 +139,6 @@ describe('the job system under concurrency', () => {
       assert.ok(byStatus.cancelled > 0, `some cancels won (${JSON.stringify(byStatus)})`);
       assert.ok(workers.runner.activeCount() === 0, 'every simulation stopped');
     } finally {
-      stop();
       await workers.release();
       await close();
     }

@@ -19,7 +19,7 @@ import { registerOptimize } from './routes/optimize.ts';
 import { registerOptimizeBatch } from './routes/optimize-batch.ts';
 import { registerStats } from './routes/stats.ts';
 import { registerStatus } from './routes/status.ts';
-import { CORE_KEY_PREFIX } from './service.ts';
+import { CORE_KEY_PREFIX } from './keys.ts';
 
 export async function buildCoreApp(ctx: ServiceContext, options: { prefix: string }): Promise<ServiceApp> {
   const app = await createServiceApp({

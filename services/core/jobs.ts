@@ -13,7 +13,6 @@ import {
   getJob,
   getJobResult,
   listJobs,
-  onJobFinished,
   retryJob,
   startQuantumWorkers,
   type JobInput,
@@ -108,17 +107,11 @@ function subjectOf(job: QuantumJob<JobInput>, result: TaskResult, now: Date): Ev
   };
 }
 
-let handlerInstalled = false;
-
-/** Issues the bundle of a completed core job that asked for one (installed once per process, for every store). */
-function installEvidenceHandler(): void {
-  if (handlerInstalled) return;
-  handlerInstalled = true;
-  onJobFinished(SERVICE, async (ctx, job) => {
-    if (job.status !== 'completed' || !(job.input as CoreInput).evidence) return;
-    const result = await getJobResult<TaskResult>(ctx, { service: SERVICE }, job.id);
-    if (result) await new CoreEvidence(ctx).issue(subjectOf(job, result, ctx.now()));
-  });
+/** Issues the bundle of a completed core job that asked for one (registered on the app's own workers, for its store). */
+async function issueEvidence(ctx: ServiceContext, job: QuantumJob<JobInput>): Promise<void> {
+  if (job.status !== 'completed' || !(job.input as CoreInput).evidence) return;
+  const result = await getJobResult<TaskResult>(ctx, { service: SERVICE }, job.id);
+  if (result) await new CoreEvidence(ctx).issue(subjectOf(job, result, ctx.now()));
 }
 
 export class CoreJobs {
@@ -129,8 +122,9 @@ export class CoreJobs {
   ) {}
 
   static async start(ctx: ServiceContext, evidence: CoreEvidence): Promise<CoreJobs> {
-    installEvidenceHandler();
-    return new CoreJobs(ctx, await startQuantumWorkers(ctx), evidence);
+    const workers = await startQuantumWorkers(ctx);
+    workers.onJobFinished(SERVICE, issueEvidence);
+    return new CoreJobs(ctx, workers, evidence);
   }
 
   async stop(): Promise<void> {

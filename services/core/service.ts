@@ -6,9 +6,8 @@
  */
 import type { ServiceDefinition } from '../../platform/service.ts';
 import { coreMigrations } from './migrations.ts';
+import { CORE_KEY_PREFIX } from './keys.ts';
 import { CORE_PLANS } from './plans.ts';
-
-export const CORE_KEY_PREFIX = 'qcore';
 
 export const coreService: ServiceDefinition = {
   id: 'core',

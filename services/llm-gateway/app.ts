@@ -19,7 +19,7 @@ import { registerHealth } from './routes/health.ts';
 import { registerModels } from './routes/models.ts';
 import { registerUsage } from './routes/usage.ts';
 import { ConsoleSessions } from '../../platform/http/session.ts';
-import { GATEWAY_KEY_PREFIX } from './service.ts';
+import { GATEWAY_KEY_PREFIX } from './scopes.ts';
 
 export interface GatewayBuildOptions extends GatewayOptions {
   prefix: string;

@@ -7,7 +7,7 @@ import { createKey } from '../../platform/identity/keys.ts';
 import { KEY_CHANGES_CHANNEL } from '../../platform/identity/key-cache.ts';
 import type { Sql } from '../../platform/storage/database.ts';
 import { errors } from './errors.ts';
-import { GATEWAY_KEY_PREFIX, GATEWAY_SCOPES } from './service.ts';
+import { GATEWAY_KEY_PREFIX, GATEWAY_SCOPES } from './scopes.ts';
 
 export const SERVICE_ID = 'llm-gateway';
 /** Scopes of a new key (CONTRACT); a key created with no scopes at all has these too. */

@@ -7,10 +7,7 @@
  */
 import type { ServiceDefinition } from '../../platform/service.ts';
 import { gatewayMigrations } from './migrations.ts';
-
-export const GATEWAY_KEY_PREFIX = 'sk-lat';
-/** What a key may do (CONTRACT): `chat:write` for completions, `models:read` for the catalog. */
-export const GATEWAY_SCOPES = ['chat:write', 'models:read'] as const;
+import { GATEWAY_KEY_PREFIX, GATEWAY_SCOPES } from './scopes.ts';
 
 export const llmGatewayService: ServiceDefinition = {
   id: 'llm-gateway',

@@ -7,7 +7,7 @@ import { BUILTIN_MODEL_ID, BUILTIN_MODEL_PATH, type LanguageConfig } from '../..
 import type { GatewayModel } from '../catalog.ts';
 import { money, spendChart, type DaySpend } from '../chart.ts';
 import { listKeys, type KeyView } from '../keys.ts';
-import { GATEWAY_SCOPES } from '../service.ts';
+import { GATEWAY_SCOPES } from '../scopes.ts';
 import { readUsage } from '../usage.ts';
 import type { GatewayDeps } from './context.ts';
 

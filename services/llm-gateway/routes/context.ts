@@ -7,7 +7,7 @@ import type { ServiceContext } from '../../../platform/service.ts';
 import { errors } from '../errors.ts';
 import type { Gateway } from '../gateway.ts';
 import { DEFAULT_SCOPES, SERVICE_ID } from '../keys.ts';
-import { GATEWAY_KEY_PREFIX } from '../service.ts';
+import { GATEWAY_KEY_PREFIX } from '../scopes.ts';
 
 export interface GatewayDeps {
   ctx: ServiceContext;

@@ -1,18 +1,13 @@
 /** POST /api/v1/chat/completions — whole or streamed, paid from the workspace's credits. */
 import { Type } from 'typebox';
 import type { ServiceApp } from '../../../platform/http/app.ts';
-import { UNKNOWN_FIELD_MESSAGE } from '../../../platform/http/validation.ts';
+import { OPENAI_CHAT_PARAMETERS, OPENAI_UNKNOWN_FIELD, chatCompletionSchema } from '../../../platform/http/openai-chat.ts';
 import { GatewayError } from '../errors.ts';
 import { readChatCall } from '../request.ts';
 import { TAG_API, bearerSecurity, identityOf, type GatewayDeps } from './context.ts';
 
 /** OpenAI chat completions parameters beyond the six: accepted, never passed to the model. */
-const OPENAI_DROPPED = [
-  'audio', 'frequency_penalty', 'function_call', 'functions', 'logit_bias', 'logprobs', 'max_completion_tokens', 'metadata',
-  'modalities', 'n', 'parallel_tool_calls', 'prediction', 'presence_penalty', 'prompt_cache_key', 'reasoning_effort',
-  'response_format', 'safety_identifier', 'seed', 'service_tier', 'stop', 'store', 'stream_options', 'tool_choice', 'tools',
-  'top_logprobs', 'user', 'verbosity', 'web_search_options',
-] as const;
+const OPENAI_DROPPED = [...OPENAI_CHAT_PARAMETERS, 'stop', 'seed'].sort();
 
 const Body = Type.Object(
   {
@@ -30,24 +25,11 @@ const Body = Type.Object(
       'Only these six fields reach the model. The other parameters of the OpenAI chat completions API are accepted and dropped without an error ' +
       '(spec rule 5); any other field is refused with 400 "Unrecognized request argument supplied: <field>", as OpenAI refuses it.',
     additionalProperties: false,
-    [UNKNOWN_FIELD_MESSAGE]: 'Unrecognized request argument supplied: {field}',
+    ...OPENAI_UNKNOWN_FIELD,
   },
 );
 
-const Completion = Type.Object({
-  id: Type.String(),
-  object: Type.Literal('chat.completion'),
-  created: Type.Integer(),
-  model: Type.String(),
-  choices: Type.Array(
-    Type.Object({
-      index: Type.Integer(),
-      message: Type.Object({ role: Type.Literal('assistant'), content: Type.String() }),
-      finish_reason: Type.String({ description: 'stop or length' }),
-    }),
-  ),
-  usage: Type.Object({ prompt_tokens: Type.Integer(), completion_tokens: Type.Integer(), total_tokens: Type.Integer() }),
-});
+const Completion = chatCompletionSchema();
 
 export function registerChatCompletions(app: ServiceApp, deps: GatewayDeps): void {
   app.post(

@@ -5,8 +5,9 @@
  * A streamed chat with rerank streams the chosen candidate once the tier has picked it (the
  * choice needs every candidate whole); without rerank the text streams as it is decoded.
  */
-import { Type } from 'typebox';
+import { Type, type TSchema } from 'typebox';
 import type { ServiceApp } from '../../../platform/http/app.ts';
+import { OPENAI_UNKNOWN_FIELD, chatCompletionSchema, type OpenAiChatParameter } from '../../../platform/http/openai-chat.ts';
 import { UNKNOWN_FIELD_MESSAGE } from '../../../platform/http/validation.ts';
 import { LanguageError } from '../../../engines/language/errors.ts';
 import { choose, prepareChat, recordCompletion, spentTokens, type ChatBody } from '../chat.ts';
@@ -59,7 +60,7 @@ const OpenAiParameters = {
   verbosity: Type.Optional(Type.String({ maxLength: 32, description: notApplied('length follows max_tokens') })),
   prompt_cache_key: Type.Optional(Type.String({ maxLength: 256, description: notApplied('prompt cache label') })),
   safety_identifier: Type.Optional(Type.String({ maxLength: 256, description: notApplied('end-user label') })),
-};
+} satisfies Record<OpenAiChatParameter, TSchema>;
 
 const ChatRequestSchema = Type.Object({
   model: Type.String({ minLength: 1, maxLength: 200 }),
@@ -73,9 +74,8 @@ const ChatRequestSchema = Type.Object({
   rerank_k: Type.Optional(Type.Integer({ minimum: 2, maximum: 16, description: 'Candidates generated for reranking (default 4)' })),
   seed: Type.Optional(Type.Integer({ minimum: 0, maximum: 2 ** 31 - 1, description: 'Makes sampling reproducible (candidate i uses seed + i)' })),
   ...OpenAiParameters,
-}, { [UNKNOWN_FIELD_MESSAGE]: 'Unrecognized request argument supplied: {field}' });
+}, OPENAI_UNKNOWN_FIELD);
 
-const Usage = Type.Object({ prompt_tokens: Type.Integer(), completion_tokens: Type.Integer(), total_tokens: Type.Integer() });
 const Citation = Type.Object({ dataset_id: Type.String(), doc_id: Type.String(), title: Type.String(), passage: Type.String(), score: Type.Number() });
 const Meta = Type.Object({
   rerank_tier: Type.Union([Type.String(), Type.Null()]),
@@ -90,21 +90,7 @@ const Meta = Type.Object({
   citations: Type.Array(Citation),
 });
 
-const Completion = Type.Object({
-  id: Type.String(),
-  object: Type.Literal('chat.completion'),
-  created: Type.Integer(),
-  model: Type.String(),
-  choices: Type.Array(
-    Type.Object({
-      index: Type.Integer(),
-      message: Type.Object({ role: Type.Literal('assistant'), content: Type.String() }),
-      finish_reason: Type.String(),
-    }),
-  ),
-  usage: Usage,
-  meta: Meta,
-});
+const Completion = chatCompletionSchema({ meta: Meta });
 
 function languageError(err: unknown): never {
   if (err instanceof LanguageError) {

@@ -57,3 +57,56 @@ describe('three processes serving the language-model gateway', { skip }, () => {
     assert.equal(await ledgerSum(cluster.db, account.id), credit - cost);
   });
 });
+
+describe('a gateway process killed with SIGKILL mid-load', { skip }, () => {
+  let cluster: Cluster;
+  let up: FakeUpstream;
+  before(async () => {
+    up = await startFakeUpstream({ words: 8, delayMs: 20, record: false });
+    const dir = mkdtempSync(join(tmpdir(), 'lattice-cluster-models-'));
+    const models = join(dir, 'models.json');
+    const model = { id: 'fast', provider: 'openai', base_url: up.url, pricing: { input: 1, output: 2 }, context_window: 8192, max_output_tokens: 100, timeout_ms: 10_000, retries: 0 };
+    writeFileSync(models, JSON.stringify({ models: [model] }));
+    cluster = await startCluster(pg!, { services: ['llm-gateway'], env: { LATTICE_MODELS: models } });
+  });
+  after(async () => {
+    await cluster?.close();
+    await up?.close();
+  });
+
+  test('has charged every call it answered, once, and the balance never went below zero', async () => {
+    const account = await createAccount(cluster.db, { email: `gw-kill-${Date.now()}@example.test` });
+    const key = (await createConsoleKey(cluster.db, account.id, 'cluster')).key;
+    await topUp(cluster.db, { accountId: account.id, micros: 1_000_000 });
+    const body = { model: 'fast', messages: [{ role: 'user', content: 'hello there' }], max_tokens: 10 };
+    const victim = cluster.processes[0]!;
+    const answeredIds: string[] = [];
+    let killed: Promise<void> | undefined;
+    // Waves of calls on the victim; it is killed the moment its tenth answer arrives, when the
+    // charges of the calls it has just answered are the newest it has.
+    const calls = Array.from({ length: 40 }, async (_, i) => {
+      await new Promise((r) => setTimeout(r, (i % 8) * 15));
+      const r = await call(`${victim.urls['llm-gateway']}/api/v1/chat/completions`, { body, headers: { authorization: `Bearer ${key}` } }).catch(() => null);
+      if (r?.status === 200 && !killed) {
+        answeredIds.push(r.body.id);
+        if (answeredIds.length === 10) killed = victim.kill('SIGKILL');
+      }
+    });
+    await Promise.all(calls);
+    await killed;
+    assert.ok(killed, 'the victim answered ten calls');
+    const rows = await cluster.db.query<{ reference: string; n: string | number }>(
+      `SELECT reference, count(*) AS n FROM billing_ledger WHERE account_id = $1 AND kind = 'charge' GROUP BY reference`,
+      [account.id],
+    );
+    const charges = new Map(rows.map((r) => [r.reference, Number(r.n)]));
+    for (const id of answeredIds) assert.equal(charges.get(id), 1, `answered call ${id} is charged once`);
+    const balance = await getBalance(cluster.db, account.id);
+    assert.ok(balance.availableMicros >= 0);
+    // The survivors still charge calls of the same key.
+    const after = await call(`${cluster.processes[1]!.urls['llm-gateway']}/api/v1/chat/completions`, { body, headers: { authorization: `Bearer ${key}` } });
+    assert.equal(after.status, 200, JSON.stringify(after.body));
+    const [row] = await cluster.db.query<{ n: string | number }>(`SELECT count(*) AS n FROM billing_ledger WHERE account_id = $1 AND kind = 'charge' AND reference = $2`, [account.id, after.body.id]);
+    assert.equal(Number(row!.n), 1);
+  });
+});

@@ -24,10 +24,15 @@
  *  - the capture and the usage rows are written in one transaction, so the usage the console
  *    (and a spendLimit's recount) reads always matches the charges on the ledger.
  *
- * What a crash costs: charges not yet flushed when a process is killed (-9) are lost, at most
- * one flush interval's calls; the repair at the next start (or the hold's expiry) gives back
- * what its leases had left. A lease is never charged for a call twice and never charged more
- * than it held, so the loss is only ever the gateway's, never the customer's.
+ * A finished call's charge is on the ledger before its answer is sent: `finish` waits for the
+ * capture that includes it. Captures are group commits: calls that finish while one capture
+ * runs all go into the next, so the database sees one transaction per round trip, not one
+ * per call, and an answered call costs at most two capture round trips of latency.
+ *
+ * What a crash costs: nothing answered goes uncharged. A process killed (-9) loses only the
+ * charges of calls it had not answered yet (their clients got no answer); the repair at the
+ * next start (or the hold's expiry) gives back what its leases had left. A lease is never
+ * charged for a call twice and never charged more than it held.
  */
 import { randomUUID } from 'node:crypto';
 import { BillingError, availableMicros, captureFromHolds, placeHold, releaseHold, settleHold, type Hold } from '../../platform/billing/index.ts';
@@ -123,6 +128,8 @@ export class CreditLeases {
   /** Accounts whose balance was last read positive, and when. */
   private readonly positive = new Map<string, number>();
   private chain: Promise<void> = Promise.resolve();
+  /** The capture queued behind the running one, which calls finishing now join (group commit). */
+  private nextCapture: Promise<void> | null = null;
   private busy = false;
   private timer: NodeJS.Timeout | null = null;
   private readonly o: Required<LeaseOptions>;
@@ -264,6 +271,21 @@ export class CreditLeases {
     l.pendingMicros += charged;
     l.pending.push({ micros: charged, reference, usage: { ...usage, costMicros: charged } });
     l.lastUsed = performance.now();
+    // The answer waits for its charge. A failed capture puts the calls back for the next one
+    // (the timer retries); the answer is not failed for it: the model's work is done.
+    await this.captured().catch(this.onError);
+  }
+
+  /** Resolves once a capture that started after this call has run: the queued one, or a new one. */
+  private captured(): Promise<void> {
+    if (this.nextCapture) return this.nextCapture;
+    const run = this.chain.then(() => {
+      this.nextCapture = null;
+      return this.flushOnce();
+    });
+    this.nextCapture = run;
+    this.chain = run.catch(() => {});
+    return run;
   }
 
   /** The call ran nothing: its reservation goes back whole. */

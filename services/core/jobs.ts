@@ -29,7 +29,7 @@ import { backendIds } from './catalog.ts';
 import { checkCircuit } from './circuit.ts';
 import { CoreEvidence, type EvidenceSubject } from './evidence.ts';
 import { takeEvaluations } from './limits.ts';
-import type { CorePlan } from './plans.ts';
+import type { CorePlan } from '../../platform/quantum-jobs/plans.ts';
 
 const SERVICE = 'core';
 

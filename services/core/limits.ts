@@ -10,7 +10,7 @@ import { monthPeriod } from '../../platform/identity/usage.ts';
 import { MINUTE, type WindowLimiter } from '../../platform/limits/windows.ts';
 import type { Sql } from '../../platform/storage/database.ts';
 import { coreError } from './errors.ts';
-import { corePlan, type CorePlan } from './plans.ts';
+import { corePlan, type CorePlan } from '../../platform/quantum-jobs/plans.ts';
 
 /** A preValidation hook, after authentication: the plan's requests per minute, with X-RateLimit-* headers. */
 export function rateLimitHook(limiter: WindowLimiter, now: () => Date) {

@@ -7,7 +7,7 @@
 import type { ServiceDefinition } from '../../platform/service.ts';
 import { coreMigrations } from './migrations.ts';
 import { CORE_KEY_PREFIX } from './keys.ts';
-import { CORE_PLANS } from './plans.ts';
+import { CORE_PLANS } from '../../platform/quantum-jobs/plans.ts';
 
 export const coreService: ServiceDefinition = {
   id: 'core',

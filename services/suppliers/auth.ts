@@ -10,7 +10,7 @@ import { keyAuthenticatorFor, type KeyAuthenticator } from '../../platform/ident
 import type { Identity } from '../../platform/identity/keys.ts';
 import type { ServiceContext } from '../../platform/service.ts';
 import { supplierError, supplierOfPath } from './errors.ts';
-import { supplierPlan, type SupplierPlan } from './plans.ts';
+import { supplierPlan, type SupplierPlan } from '../../platform/quantum-jobs/plans.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {

@@ -19,7 +19,7 @@ import { analyzeCircuit, sha3, type CircuitInfo } from './circuit.ts';
 import type { SupplierId, SuppliersConfig } from './config.ts';
 import { supplierError } from './errors.ts';
 import { storeTaskResult } from './objects.ts';
-import { supplierPlan } from './plans.ts';
+import { supplierPlan } from '../../platform/quantum-jobs/plans.ts';
 import { estimate, RATES, type Estimate } from './pricing.ts';
 import { appendProvenance } from './provenance.ts';
 import {

@@ -5,7 +5,7 @@
  */
 import type { ServiceDefinition } from '../../platform/service.ts';
 import { supplierMigrations } from './migrations.ts';
-import { SUPPLIER_PLANS } from './plans.ts';
+import { SUPPLIER_PLANS } from '../../platform/quantum-jobs/plans.ts';
 
 export const suppliersService: ServiceDefinition = {
   id: 'suppliers',

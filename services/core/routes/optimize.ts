@@ -7,7 +7,7 @@ import { identityOf } from '../../../platform/http/auth.ts';
 import type { ServiceApp } from '../../../platform/http/app.ts';
 import { ok } from '../../../platform/http/envelope.ts';
 import { coreError, responses } from '../errors.ts';
-import { corePlan } from '../plans.ts';
+import { corePlan } from '../../../platform/quantum-jobs/plans.ts';
 import { keySecurity, type CoreDeps } from './context.ts';
 import { BackendId, JobIdParams, JobStatus, Level, Qasm, Results } from './schemas.ts';
 

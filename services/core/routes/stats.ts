@@ -6,7 +6,7 @@ import { readCounter } from '../../../platform/identity/usage.ts';
 import { ok } from '../../../platform/http/envelope.ts';
 import { responses } from '../errors.ts';
 import { evaluationCounter } from '../limits.ts';
-import { corePlan } from '../plans.ts';
+import { corePlan } from '../../../platform/quantum-jobs/plans.ts';
 import { keySecurity, type CoreDeps } from './context.ts';
 
 export function registerStats(app: ServiceApp, deps: CoreDeps): void {

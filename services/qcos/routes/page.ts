@@ -30,8 +30,7 @@ import { cancelJob, getJobWithResult, jobUsage, type QuantumJob, type JobInput, 
 import { qcosError } from '../errors.ts';
 import { billingPeriod, qcosPlan } from '../plans.ts';
 // The plan tables of the other quantum services: data modules of the contract, no code of theirs runs here.
-import { corePlan } from '../../core/plans.ts';
-import { supplierPlan } from '../../suppliers/plans.ts';
+import { corePlan, supplierPlan } from '../../../platform/quantum-jobs/plans.ts';
 import type { QcosDeps } from './context.ts';
 import { registerJobEvents, type AccountJobsState } from './page-events.ts';
 import { measuredDistance } from './page-quality.ts';

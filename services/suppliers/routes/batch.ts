@@ -10,7 +10,7 @@ import { newId } from '../../../platform/identity/ids.ts';
 import { returnJobSlot, takeJobSlot, who } from '../auth.ts';
 import { supplierError } from '../errors.ts';
 import { checkLimits, checkShots, findTarget, priced, refresh, submitSupplierJob, type Deps } from '../jobs.ts';
-import { supplierPlan } from '../plans.ts';
+import { supplierPlan } from '../../../platform/quantum-jobs/plans.ts';
 import { findBatch, insertBatch, listSupplierJobs } from '../store.ts';
 import { historyWord } from './history.ts';
 import { Qasm, Shots } from './schemas.ts';

@@ -9,7 +9,7 @@ import { deviceQueueStats } from '../../../platform/quantum-jobs/index.ts';
 import { who } from '../auth.ts';
 import { describeCircuit } from '../circuit.ts';
 import type { Deps } from '../jobs.ts';
-import { allSupplierPlans, supplierPlan } from '../plans.ts';
+import { allSupplierPlans, supplierPlan } from '../../../platform/quantum-jobs/plans.ts';
 import { costModelOf, estimate, minimumCharge, RATES, SETUP_FEE_USD } from '../pricing.ts';
 import { allTargets } from '../targets.ts';
 import { security } from './responses.ts';

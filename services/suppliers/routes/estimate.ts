@@ -5,7 +5,7 @@ import { who } from '../auth.ts';
 import { analyzeCircuit } from '../circuit.ts';
 import { supplierError } from '../errors.ts';
 import type { Deps } from '../jobs.ts';
-import { supplierPlan } from '../plans.ts';
+import { supplierPlan } from '../../../platform/quantum-jobs/plans.ts';
 import { estimate } from '../pricing.ts';
 import { pickTargets } from '../targets.ts';
 import { Qasm, Shots } from './schemas.ts';

@@ -8,7 +8,7 @@ import { who } from '../auth.ts';
 import { sha3 } from '../circuit.ts';
 import { supplierError } from '../errors.ts';
 import { refresh, resultHash, type Deps } from '../jobs.ts';
-import { supplierPlan } from '../plans.ts';
+import { supplierPlan } from '../../../platform/quantum-jobs/plans.ts';
 import { readProvenance, verifyChain } from '../provenance.ts';
 import { findAnyJob } from '../store.ts';
 import { JobIdParam } from './schemas.ts';

@@ -11,7 +11,7 @@ import { who } from '../auth.ts';
 import type { SupplierTarget } from '../catalog.ts';
 import { analyzeCircuit, type CircuitInfo } from '../circuit.ts';
 import type { Deps } from '../jobs.ts';
-import { supplierPlan, type SupplierPlan } from '../plans.ts';
+import { supplierPlan, type SupplierPlan } from '../../../platform/quantum-jobs/plans.ts';
 import { pickTargets } from '../targets.ts';
 import { Qasm } from './schemas.ts';
 import { security } from './responses.ts';

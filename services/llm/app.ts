@@ -5,7 +5,7 @@
 import { followTenantChanges } from './tenants.ts';
 import { startLeaderLoop } from '../../platform/cluster/loop.ts';
 import type { ServiceApp } from '../../platform/http/app.ts';
-import { createServiceApp } from '../../platform/http/app.ts';
+import { mountService } from '../../platform/http/mount.ts';
 import { requireKey } from '../../platform/http/auth.ts';
 import type { ServiceContext } from '../../platform/service.ts';
 import { loadConfig } from '../../engines/language/config.ts';
@@ -35,77 +35,73 @@ import { Trainer } from './training/runner.ts';
 export const BODY_LIMIT = 8 * 1024 * 1024;
 
 export async function build(ctx: ServiceContext, options: { prefix: string }): Promise<ServiceApp> {
-  const app = await createServiceApp({
-    prefix: options.prefix,
-    bodyLimit: BODY_LIMIT,
-    formatError: formatQError,
-    docs: {
-      title: 'Lattice language API (variant Q)',
-      version: '2.1.0',
-      description:
-        'Multi-tenant language API: chat completions (OpenAI-compatible, with optional candidate reranking), embeddings, ' +
-        'rerank (classic and quantum-kernel tiers), tenants with settings, feedback, retrieval datasets (documents and tables, ' +
-        'hybrid BM25 + dense search), LoRA training from feedback, webhooks, limits per tier, admin usage and health. ' +
-        'Errors are `{error: {code, message, retry_after}, request_id}`. Licensed features (quantum rerank tiers, LoRA ' +
-        'training) need an `X-License-Key` that carries them.',
-      securitySchemes: {
-        bearerAuth: { type: 'http', scheme: 'bearer', description: `An admin key (\`lattice keys create --service llm --role admin\`) or a tenant key (${Q_KEY_PREFIX}_..., returned when the tenant is created)` },
+  return mountService<QDeps>(options.prefix, {
+    app: {
+      bodyLimit: BODY_LIMIT,
+      formatError: formatQError,
+      docs: {
+        title: 'Lattice language API (variant Q)',
+        version: '2.1.0',
+        description:
+          'Multi-tenant language API: chat completions (OpenAI-compatible, with optional candidate reranking), embeddings, ' +
+          'rerank (classic and quantum-kernel tiers), tenants with settings, feedback, retrieval datasets (documents and tables, ' +
+          'hybrid BM25 + dense search), LoRA training from feedback, webhooks, limits per tier, admin usage and health. ' +
+          'Errors are `{error: {code, message, retry_after}, request_id}`. Licensed features (quantum rerank tiers, LoRA ' +
+          'training) need an `X-License-Key` that carries them.',
+        securitySchemes: {
+          bearerAuth: { type: 'http', scheme: 'bearer', description: `An admin key (\`lattice keys create --service llm --role admin\`) or a tenant key (${Q_KEY_PREFIX}_..., returned when the tenant is created)` },
+        },
       },
     },
-  });
-  app.addSchema(QError);
+    schemas: [QError],
+    async start(app) {
+      const events = new Events(ctx);
+      const adapters = new Adapters(ctx.db, ctx.dataDir);
+      const language = new Language(loadConfig());
+      const trainer = new Trainer(ctx, adapters);
+      await events.start();
+      await trainer.start();
+      // One process of the cluster re-queues the training jobs of processes that died (their lease ran out).
+      const trainingLeases = await startLeaderLoop(ctx.db, 'llm-training-leases', RECOVER_MS, () => trainer.recover(), app.log);
+      // Tenant settings changed by another process of the cluster reach this one's cache at once.
+      const stopFollowingTenants = await followTenantChanges(ctx.db);
 
-  const events = new Events(ctx);
-  const adapters = new Adapters(ctx.db, ctx.dataDir);
-  const language = new Language(loadConfig());
-  const trainer = new Trainer(ctx, adapters);
-  await events.start();
-  await trainer.start();
-  // One process of the cluster re-queues the training jobs of processes that died (their lease ran out).
-  const trainingLeases = await startLeaderLoop(ctx.db, 'llm-training-leases', RECOVER_MS, () => trainer.recover(), app.log);
-  // Tenant settings changed by another process of the cluster reach this one's cache at once.
-  const stopFollowingTenants = await followTenantChanges(ctx.db);
-
-  const deps: QDeps = {
-    ctx,
-    language,
-    adapters,
-    events,
-    trainer,
-    bearerAuth: requireKey({
-      db: ctx.db,
-      service: 'llm',
-      header: 'bearer',
-      unauthorized: () => qError('UNAUTHORIZED', 'Missing or invalid API key'),
-    }),
-  };
-
-  app.addHook('onClose', async () => {
-    stopFollowingTenants();
-    await trainingLeases.stop();
-    trainer.stop();
-    await language.close();
-    adapters.close();
-  });
-
-  await app.register(
-    async (scope) => {
-      const s = scope as unknown as ServiceApp;
-      registerHealth(s, deps);
-      registerModels(s, deps);
-      registerChat(s, deps);
-      registerEmbeddings(s, deps);
-      registerRerank(s, deps);
-      registerTenants(s, deps);
-      registerSettings(s, deps);
-      registerFeedback(s, deps);
-      registerDatasets(s, deps);
-      registerDatasetUploads(s, deps);
-      registerTraining(s, deps);
-      registerAdminUsage(s, deps);
-      registerWebhooks(s, deps);
+      const deps: QDeps = {
+        ctx,
+        language,
+        adapters,
+        events,
+        trainer,
+        bearerAuth: requireKey({
+          db: ctx.db,
+          service: 'llm',
+          header: 'bearer',
+          unauthorized: () => qError('UNAUTHORIZED', 'Missing or invalid API key'),
+        }),
+      };
+      const stop = async (): Promise<void> => {
+        stopFollowingTenants();
+        await trainingLeases.stop();
+        trainer.stop();
+        await language.close();
+        adapters.close();
+      };
+      return { deps, stop };
     },
-    { prefix: options.prefix },
-  );
-  return app;
+    routes: [
+      registerHealth,
+      registerModels,
+      registerChat,
+      registerEmbeddings,
+      registerRerank,
+      registerTenants,
+      registerSettings,
+      registerFeedback,
+      registerDatasets,
+      registerDatasetUploads,
+      registerTraining,
+      registerAdminUsage,
+      registerWebhooks,
+    ],
+  });
 }

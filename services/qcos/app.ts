@@ -1,7 +1,8 @@
 /** Builds the qcos app: routes, the job workers, and webhooks for job.completed / job.failed. */
-import { createServiceApp, type ServiceApp } from '../../platform/http/app.ts';
+import type { ServiceApp } from '../../platform/http/app.ts';
+import { mountService } from '../../platform/http/mount.ts';
 import { startLeaderLoop } from '../../platform/cluster/loop.ts';
-import { startQuantumWorkers } from '../../platform/quantum-jobs/index.ts';
+import { startQuantumWorkers, type QuantumWorkers } from '../../platform/quantum-jobs/index.ts';
 import type { ServiceContext } from '../../platform/service.ts';
 import { emitEvent, startWebhookDelivery } from '../../platform/webhooks/index.ts';
 import { pruneMinuteCounters, qcosAuth } from './auth.ts';
@@ -19,61 +20,58 @@ import { registerPage } from './routes/page.ts';
 import { registerSimulate } from './routes/simulate.ts';
 import { registerWebhooks } from './routes/webhooks.ts';
 
+/** The routes' dependencies, and the workers the health route reports on. */
+type QcosParts = QcosDeps & { workers: QuantumWorkers };
+
 export async function buildQcos(ctx: ServiceContext, options: { prefix: string }): Promise<ServiceApp> {
-  const app = await createServiceApp({
-    prefix: options.prefix,
-    bodyLimit: 1024 * 1024,
-    formatError: formatQcosError,
-    docs: {
-      title: 'Lattice QCOS — circuit job API (interface 1)',
-      version: '2.1.0',
-      description:
-        'Submit OpenQASM 2/3 circuits to simulators and emulated devices, optimize and simulate them, follow jobs, ' +
-        'see usage and quotas, and receive webhooks. Every error is `{error: {code, message, details}, request_id}`.',
-      securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' } },
+  return mountService<QcosParts>(options.prefix, {
+    app: {
+      bodyLimit: 1024 * 1024,
+      formatError: formatQcosError,
+      docs: {
+        title: 'Lattice QCOS — circuit job API (interface 1)',
+        version: '2.1.0',
+        description:
+          'Submit OpenQASM 2/3 circuits to simulators and emulated devices, optimize and simulate them, follow jobs, ' +
+          'see usage and quotas, and receive webhooks. Every error is `{error: {code, message, details}, request_id}`.',
+        securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' } },
+      },
     },
-  });
-  // Shared schemas go on the root instance: a child context that adds schemas gets a validator
-  // of its own, which would coerce JSON bodies.
-  for (const s of [QcosError, CircuitIn, JobOut, SubmitOut, ResultsOut, BackendItem, BackendDetail]) app.addSchema(s);
-
-  const workers = await startQuantumWorkers(ctx);
-  await startWebhookDelivery(ctx);
-  // job.completed / job.failed of circuit jobs (not of optimize or simulate calls, which answer at once).
-  workers.onJobFinished('qcos', async (_jobCtx, job) => {
-    if (job.kind !== 'run' || job.status === 'cancelled') return;
-    await emitEvent(ctx, {
-      service: 'qcos',
-      accountId: job.accountId,
-      event: `job.${job.status}`,
-      data: { job_id: job.id, status: job.status, backend: job.backend },
-      createdAt: job.finishedAt ?? undefined,
-    });
-  });
-  // One process of the cluster prunes old minute counters.
-  const prune = await startLeaderLoop(ctx.db, 'qcos-prune-counters', 10 * 60_000, () => pruneMinuteCounters(ctx), app.log);
-  app.addHook('onClose', async () => {
-    await prune.stop();
-    await workers.release();
-  });
-
-  const deps: QcosDeps = { ctx, auth: qcosAuth(ctx) };
-  await app.register(
-    async (scope) => {
-      const s = scope as unknown as ServiceApp;
-      registerHealth(s, workers);
-      registerCircuits(s, deps);
-      registerJobs(s, deps);
-      registerList(s, deps);
-      registerBackends(s, deps);
-      registerOptimize(s, deps);
-      registerSimulate(s, deps);
-      registerAccount(s, deps);
-      registerWebhooks(s, deps);
+    schemas: [QcosError, CircuitIn, JobOut, SubmitOut, ResultsOut, BackendItem, BackendDetail],
+    async start(app) {
+      const workers = await startQuantumWorkers(ctx);
+      await startWebhookDelivery(ctx);
+      // job.completed / job.failed of circuit jobs (not of optimize or simulate calls, which answer at once).
+      workers.onJobFinished('qcos', async (_jobCtx, job) => {
+        if (job.kind !== 'run' || job.status === 'cancelled') return;
+        await emitEvent(ctx, {
+          service: 'qcos',
+          accountId: job.accountId,
+          event: `job.${job.status}`,
+          data: { job_id: job.id, status: job.status, backend: job.backend },
+          createdAt: job.finishedAt ?? undefined,
+        });
+      });
+      // One process of the cluster prunes old minute counters.
+      const prune = await startLeaderLoop(ctx.db, 'qcos-prune-counters', 10 * 60_000, () => pruneMinuteCounters(ctx), app.log);
+      const stop = async (): Promise<void> => {
+        await prune.stop();
+        await workers.release();
+      };
+      return { deps: { ctx, auth: qcosAuth(ctx), workers }, stop };
     },
-    { prefix: options.prefix },
-  );
-  // The jobs page and its assets name their full paths (the asset URLs carry the prefix).
-  await registerPage(app, deps, options.prefix);
-  return app;
+    routes: [
+      (s, parts) => registerHealth(s, parts.workers),
+      registerCircuits,
+      registerJobs,
+      registerList,
+      registerBackends,
+      registerOptimize,
+      registerSimulate,
+      registerAccount,
+      registerWebhooks,
+    ],
+    // The jobs page and its assets name their full paths (the asset URLs carry the prefix).
+    pages: [registerPage],
+  });
 }

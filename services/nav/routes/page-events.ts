@@ -11,19 +11,19 @@
 import type { FastifyRequest } from 'fastify';
 import type { ServiceApp } from '../../../platform/http/app.ts';
 import { EventStreams } from '../../../platform/http/sse.ts';
-import type { PanelsUpdate } from './page.ts';
 
-export interface PageEventsOptions {
+/** `Update`: what one `panels` event carries (the page's rendered panels). */
+export interface PageEventsOptions<Update> {
   path: string;
   guard: (req: FastifyRequest) => Promise<void>;
   /** What calls back at each epoch (the page's position track). */
   track: { ticks: Set<() => void> };
-  render: () => Promise<PanelsUpdate>;
+  render: () => Promise<Update>;
 }
 
-export function registerPageEvents(app: ServiceApp, o: PageEventsOptions): EventStreams {
+export function registerPageEvents<Update>(app: ServiceApp, o: PageEventsOptions<Update>): EventStreams {
   const streams = new EventStreams(app);
-  const listeners = new Set<(u: PanelsUpdate) => void>();
+  const listeners = new Set<(u: Update) => void>();
   let rendering = false;
   let again = false;
   const tick = async () => {
@@ -53,7 +53,7 @@ export function registerPageEvents(app: ServiceApp, o: PageEventsOptions): Event
 
   app.get(o.path, { schema: { hide: true }, preHandler: o.guard }, async (req, reply) => {
     const stream = streams.open(req, reply, { retryMs: 1000 });
-    const send = (u: PanelsUpdate) => stream.send('panels', u);
+    const send = (u: Update) => stream.send('panels', u);
     // The current panels at once (a reconnected page may have missed epochs), then each epoch's.
     send(await o.render());
     listeners.add(send);

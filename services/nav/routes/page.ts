@@ -368,7 +368,6 @@ export function panels(st: PageState): Record<string, string> {
 export function panelsUpdate(st: PageState) {
   return { panels: panels(st), status: st.integrity.status, satellites: st.sky.map((s) => s.sat), time_source: st.time.source, epoch: st.epoch?.seq ?? null };
 }
-export type PanelsUpdate = ReturnType<typeof panelsUpdate>;
 
 export async function registerPage(app: ServiceApp, deps: NavDeps, prefix: string): Promise<void> {
   const sessions = new ConsoleSessions(deps.ctx.db, {

@@ -199,9 +199,11 @@ test('a job of another quantum service is listed, and its evidence bundle is ver
     input: { task: { qasm: BELL, backend: 'statevector_simulator', shots: 200, optimizationLevel: 1, execute: true } },
   });
   assert.equal((await waitForJob(svc.ctx, { service: 'core', accountId }, job.id, 30_000))?.status, 'completed');
+  // One instant for both: the run's end may not come after the bundle's creation.
+  const sealedAt = new Date().toISOString();
   const bundle = await sealBundle(new EvidenceKeys(svc.db, 'core'), 'core', {
-    bundle_id: newBundleId('evb'), version: '3.0', created_at: new Date().toISOString(), circuit_hash: sha3Hash(BELL),
-    execution_proof: { backend: 'statevector_simulator', shots: 200, timestamp: new Date().toISOString() },
+    bundle_id: newBundleId('evb'), version: '3.0', created_at: sealedAt, circuit_hash: sha3Hash(BELL),
+    execution_proof: { backend: 'statevector_simulator', shots: 200, timestamp: sealedAt },
   });
   await saveBundle(svc.db, { bundleId: bundle.bundle_id as string, service: 'core', kind: 'core', accountId, subjectId: job.id, bundle });
 

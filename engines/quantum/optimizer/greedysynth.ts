@@ -9,7 +9,7 @@
  * whichever needs fewer CX.
  */
 import { get, unit, xorInto, type Vec } from './gf2.ts';
-import type { LocalOp, PhasePoly } from './phasepoly.ts';
+import type { LocalOp, PhasePoly } from './phasepoly-types.ts';
 
 /**
  * Largest region worth it: each step scores every wire pair over every term, so the work

@@ -19,6 +19,9 @@ import { diagAngles, isDiagonal, isXLike } from './classify.ts';
 import { matrix1q, rz } from './gates1q.ts';
 import { flip, get, unit, weight, xorInto, type Vec } from './gf2.ts';
 import { greedySynth } from './greedysynth.ts';
+import type { LocalOp, PhasePoly } from './phasepoly-types.ts';
+
+export type { LocalOp, PhasePoly };
 import { isFree, qubitsOf, type Ir, type IrOp } from './ir.ts';
 import { invert, linearSynth } from './linsynth.ts';
 
@@ -64,16 +67,6 @@ export function splitRegion(ops: IrOp[], n: number, maxRegion = Infinity): { bef
 
 const keyOf = (v: Vec): string => Array.prototype.join.call(v, ',');
 
-/** A region as a phase polynomial: terms (parity -> angle), output parities and constants. */
-export interface PhasePoly {
-  m: number;
-  words: number;
-  terms: Array<{ v: Vec; angle: number }>;
-  out: Vec[];
-  outConst: Uint8Array;
-  /** global phase collected from the gates' own phases and the angle normalisation */
-  phase: number;
-}
 
 /** Reads a region on local wires 0..m-1 (wire index = position in `wires`). */
 export function phasePolynomial(region: IrOp[], wires: number[]): PhasePoly {
@@ -131,7 +124,6 @@ export function normalizeTerms(sums: Iterable<{ v: Vec; angle: number }>): { ter
 }
 
 /** Local operations: CX (control, target) or an rz on a wire. */
-export type LocalOp = { cx: [number, number] } | { rz: [number, number] };
 
 /**
  * The parity network: every term is brought onto some wire by CX gates and rotated there.

@@ -20,6 +20,7 @@
  *   // logout route:  await sessions.logout(req); sessions.clearCookie(reply);
  *   // guarded route: { preHandler: sessions.required() }, then sessions.of(req).accountId
  */
+import { parseCookie } from 'cookie';
 import { createHash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ServiceApp } from './app.ts';
@@ -72,21 +73,11 @@ const sha256 = (s: string): string => createHash('sha256').update(s).digest('hex
 // Checked when the email is unknown, so that the answer takes as long either way.
 let decoy: Promise<string> | null = null;
 
-/** The value of cookie `name` in the request, or null. */
+/** The value of cookie `name` in the request (percent-decoded, as the cookie library reads it), or null. */
 export function cookieValue(req: FastifyRequest, name: string): string | null {
   const header = req.headers.cookie;
   if (typeof header !== 'string') return null;
-  for (const part of header.split(';')) {
-    const at = part.indexOf('=');
-    if (at > 0 && part.slice(0, at).trim() === name) {
-      try {
-        return decodeURIComponent(part.slice(at + 1).trim());
-      } catch {
-        return null;
-      }
-    }
-  }
-  return null;
+  return parseCookie(header)[name] ?? null;
 }
 
 const SESSION = Symbol('consoleSession');

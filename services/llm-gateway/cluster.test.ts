@@ -17,16 +17,21 @@ import { startFakeUpstream, type FakeUpstream } from './testing/fake-upstream.ts
 
 const { url: pg, skip } = await clusterTestServer();
 
+/** Three processes serving the gateway, with one model on a fake upstream. */
+async function startGatewayCluster(): Promise<{ cluster: Cluster; up: FakeUpstream }> {
+  const up = await startFakeUpstream({ words: 8, delayMs: 20, record: false });
+  const dir = mkdtempSync(join(tmpdir(), 'lattice-cluster-models-'));
+  const models = join(dir, 'models.json');
+  const model = { id: 'fast', provider: 'openai', base_url: up.url, pricing: { input: 1, output: 2 }, context_window: 8192, max_output_tokens: 100, timeout_ms: 10_000, retries: 0 };
+  writeFileSync(models, JSON.stringify({ models: [model] }));
+  return { cluster: await startCluster(pg!, { services: ['llm-gateway'], env: { LATTICE_MODELS: models } }), up };
+}
+
 describe('three processes serving the language-model gateway', { skip }, () => {
   let cluster: Cluster;
   let up: FakeUpstream;
   before(async () => {
-    up = await startFakeUpstream({ words: 8, delayMs: 20, record: false });
-    const dir = mkdtempSync(join(tmpdir(), 'lattice-cluster-models-'));
-    const models = join(dir, 'models.json');
-    const model = { id: 'fast', provider: 'openai', base_url: up.url, pricing: { input: 1, output: 2 }, context_window: 8192, max_output_tokens: 100, timeout_ms: 10_000, retries: 0 };
-    writeFileSync(models, JSON.stringify({ models: [model] }));
-    cluster = await startCluster(pg!, { services: ['llm-gateway'], env: { LATTICE_MODELS: models } });
+    ({ cluster, up } = await startGatewayCluster());
   });
   after(async () => {
     await cluster?.close();
@@ -62,12 +67,7 @@ describe('a gateway process killed with SIGKILL mid-load', { skip }, () => {
   let cluster: Cluster;
   let up: FakeUpstream;
   before(async () => {
-    up = await startFakeUpstream({ words: 8, delayMs: 20, record: false });
-    const dir = mkdtempSync(join(tmpdir(), 'lattice-cluster-models-'));
-    const models = join(dir, 'models.json');
-    const model = { id: 'fast', provider: 'openai', base_url: up.url, pricing: { input: 1, output: 2 }, context_window: 8192, max_output_tokens: 100, timeout_ms: 10_000, retries: 0 };
-    writeFileSync(models, JSON.stringify({ models: [model] }));
-    cluster = await startCluster(pg!, { services: ['llm-gateway'], env: { LATTICE_MODELS: models } });
+    ({ cluster, up } = await startGatewayCluster());
   });
   after(async () => {
     await cluster?.close();

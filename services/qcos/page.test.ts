@@ -92,6 +92,8 @@ test('the jobs list, a job\'s histogram (bar heights match the counts) and its c
   await page.locator('#no-jobs').waitFor();
   await page.locator('select[name="status"]').selectOption('completed');
   await page.getByRole('button', { name: 'Filter' }).click();
+  // The filtered list arrives after the click: wait for both rows before counting.
+  for (const id of [bellId, wideId]) await page.locator(`#jobs-body tr[data-job-id="${id}"]`).waitFor();
   assert.equal(await page.locator('#jobs-body tr[data-job-id]').count(), 2);
   await page.screenshot({ path: join(DOCS, 'qcos-jobs.png'), fullPage: true });
 

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { createServiceApp, type ServiceApp } from './app.ts';
-import { html, raw, sendPage, serveAssets, type Assets } from './pages.ts';
+import { html, raw, sendPage, serveAssets, SHARED_ASSETS_DIR, type Assets } from './pages.ts';
 
 let app: ServiceApp;
 let base: string;
@@ -26,6 +26,7 @@ before(async () => {
       title: 'A <page>',
       styles: [assets.url('app.css')],
       scripts: [assets.url('app.js')],
+      modules: [assets.url('shared/console.js')],
       body: html`<p data-name="${'"><script>alert(1)</script>'}">${raw('<b>bold</b>')}</p>`,
     }),
   );
@@ -53,6 +54,18 @@ test('a page carries a strict CSP, escapes interpolations and links hashed asset
   assert.match(body, /<b>bold<\/b>/);
   assert.match(body, /<script defer src="\/assets\/app\.js\?v=[0-9a-f]{16}"><\/script>/);
   assert.match(body, /<meta name="viewport"/);
+  assert.match(body, /<script type="module" src="\/assets\/shared\/console\.js\?v=[0-9a-f]{16}"><\/script>/);
+});
+
+test('the shared console script is served beside every app\'s own assets, as the file in platform/http/web', async () => {
+  const res = await fetch(`${base}/assets/shared/console.js`);
+  assert.equal(res.status, 200);
+  assert.match(res.headers.get('content-type') ?? '', /^text\/javascript/);
+  assert.equal(await res.text(), await readFile(join(SHARED_ASSETS_DIR, 'console.js'), 'utf8'));
+  assert.equal((await fetch(`${base}${assets.url('shared/console.js')}`)).headers.get('cache-control'), 'public, max-age=31536000, immutable');
+  // The app's own files are not served under shared/, nor shared files at the app's level.
+  for (const path of ['/assets/shared/app.js', '/assets/console.js', '/assets/shared/..%2Fapp.js']) assert.equal((await fetch(`${base}${path}`)).status, 404, path);
+  assert.throws(() => assets.url('shared/nope.js'), /no asset 'shared\/nope.js'/);
 });
 
 test('an asset with the current hash is immutable; without it, revalidated by ETag', async () => {

@@ -29,10 +29,16 @@
  * - Inline `style="..."` attributes and `<script>` blocks are blocked by the CSP: put styles in
  *   the CSS file and behaviour in the script file; pass data to the script through `data-*`
  *   attributes or a JSON API.
+ * - Every app that serves assets also serves the platform's shared page scripts (the files of
+ *   platform/http/web/) under `prefix/shared/<name>`, the same path beside every page's own
+ *   files. `shared/console.js` is the console pages' common behaviour (API calls, sign-in, live
+ *   event streams): an ES module, so a page's script is listed in `modules` and imports it
+ *   with `import { api } from './shared/console.js'`.
  */
 import { createHash } from 'node:crypto';
 import { readdir, readFile } from 'node:fs/promises';
 import { extname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { FastifyReply } from 'fastify';
 
 /** Only our own origin, no inline code, no framing, no plugins. */
@@ -115,6 +121,8 @@ export interface PageOptions {
   body: SafeHtml;
   styles?: readonly string[];
   scripts?: readonly string[];
+  /** ES modules (`type="module"`, deferred by nature): scripts that import the shared page scripts. */
+  modules?: readonly string[];
   /** `lang` of the document (default `en`). */
   lang?: string;
   /** Icon URL (an asset); none by default, and the browser's /favicon.ico request is answered 404. */
@@ -132,6 +140,7 @@ export function renderPage(page: PageOptions): string {
 ${page.icon ? html`<link rel="icon" href="${page.icon}">` : ''}
 ${(page.styles ?? []).map((href) => html`<link rel="stylesheet" href="${href}">\n`)}
 ${(page.scripts ?? []).map((src) => html`<script defer src="${src}"></script>\n`)}
+${(page.modules ?? []).map((src) => html`<script type="module" src="${src}"></script>\n`)}
 </head>
 <body>
 ${page.body}
@@ -155,7 +164,7 @@ export interface AssetsOptions {
 }
 
 export interface Assets {
-  /** URL of one asset with its content hash, e.g. `/assets/chat.js?v=1a2b3c4d5e6f`. */
+  /** URL of one asset with its content hash, e.g. `/assets/chat.js?v=1a2b3c4d5e6f`; `shared/<name>` names a shared page script. */
   url(name: string): string;
   /** Names served, sorted. */
   names(): string[];
@@ -177,24 +186,37 @@ interface AssetRequest {
   headers: Record<string, string | string[] | undefined>;
 }
 
-/** Reads every file of `dir` and serves it under `prefix/<name>`; throws if the folder is missing. */
-export async function serveAssets(app: RoutableApp, options: AssetsOptions): Promise<Assets> {
+/** The platform's shared page scripts (platform/http/web/), served beside every app's assets. */
+export const SHARED_ASSETS_DIR = fileURLToPath(new URL('./web/', import.meta.url));
+
+/** The plain files of one folder (no sub-folders, no hidden files), with their types and content hashes. */
+async function readAssets(dir: string): Promise<Map<string, Asset>> {
   const files = new Map<string, Asset>();
-  for (const entry of await readdir(options.dir, { withFileTypes: true })) {
+  for (const entry of await readdir(dir, { withFileTypes: true })) {
     if (!entry.isFile() || entry.name.startsWith('.')) continue;
-    const body = await readFile(join(options.dir, entry.name));
+    const body = await readFile(join(dir, entry.name));
     files.set(entry.name, {
       body,
       type: TYPES[extname(entry.name).toLowerCase()] ?? 'application/octet-stream',
       hash: createHash('sha256').update(body).digest('hex').slice(0, 16),
     });
   }
+  return files;
+}
+
+/**
+ * Reads every file of `dir` and serves it under `prefix/<name>`, and the shared page scripts
+ * under `prefix/shared/<name>`; throws if the folder is missing.
+ */
+export async function serveAssets(app: RoutableApp, options: AssetsOptions): Promise<Assets> {
+  const files = await readAssets(options.dir);
+  const shared = await readAssets(SHARED_ASSETS_DIR);
   const prefix = options.prefix.replace(/\/+$/, '');
   const revalidate = `public, max-age=${options.maxAge ?? 0}, must-revalidate`;
 
-  app.get(`${prefix}/:name`, { schema: { hide: true } }, (req, reply) => {
+  const serve = (from: Map<string, Asset>) => (req: AssetRequest, reply: FastifyReply) => {
     const name = (req.params as { name?: string }).name ?? '';
-    const file = files.get(name);
+    const file = from.get(name);
     // Not ours: fall through to the app's 404 in the service's own error shape.
     if (!file) return reply.callNotFound();
     const etag = `"${file.hash}"`;
@@ -209,13 +231,15 @@ export async function serveAssets(app: RoutableApp, options: AssetsOptions): Pro
       return reply.code(304).send();
     }
     return reply.send(file.body);
-  });
+  };
+  app.get(`${prefix}/:name`, { schema: { hide: true } }, serve(files));
+  app.get(`${prefix}/shared/:name`, { schema: { hide: true } }, serve(shared));
 
   return {
     url(name) {
-      const file = files.get(name);
-      if (!file) throw new Error(`no asset '${name}' in ${options.dir}`);
-      return `${prefix}/${encodeURIComponent(name)}?v=${file.hash}`;
+      const [from, file] = name.startsWith('shared/') ? [SHARED_ASSETS_DIR, shared.get(name.slice(7))] : [options.dir, files.get(name)];
+      if (!file) throw new Error(`no asset '${name}' in ${from}`);
+      return `${prefix}/${name.split('/').map(encodeURIComponent).join('/')}?v=${file.hash}`;
     },
     names: () => [...files.keys()].sort(),
   };

@@ -383,7 +383,7 @@ export async function registerPage(app: ServiceApp, deps: NavDeps, prefix: strin
   app.addHook('onClose', async () => track.stop());
 
   const assets = await serveAssets(app, { dir: fileURLToPath(new URL('../web/', import.meta.url)), prefix: `${prefix}/assets` });
-  const page = { styles: [assets.url('nav.css')], scripts: [assets.url('nav.js')], icon: assets.url('icon.svg') };
+  const page = { styles: [assets.url('nav.css')], modules: [assets.url('nav.js')], icon: assets.url('icon.svg') };
   const hidden = { hide: true };
 
   registerConsoleSignIn(app, sessions, prefix, (data) => ({ success: true, data }));

@@ -80,13 +80,13 @@ export class LicenseRows<Row> {
 
 /**
  * SQL of a trigger that announces every UPDATE and DELETE of a row of `table` as the change
- * `topic:<license_key>` (the notice LicenseRows listens to), for a migration.
+ * `topic:<key>`, the key being the row's `column` (the notice LicenseRows listens to), for a migration.
  */
-export function rowChangeTrigger(table: string, topic: string): string {
+export function rowChangeTrigger(table: string, topic: string, column = 'license_key'): string {
   return `
 CREATE FUNCTION ${table}_changed() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-  PERFORM pg_notify('${CHANGES_CHANNEL}', '${topic}:' || OLD.license_key);
+  PERFORM pg_notify('${CHANGES_CHANNEL}', '${topic}:' || OLD.${column});
   RETURN NULL;
 END
 $$;

@@ -1,5 +1,7 @@
 /** Schema of the feature license keys (variant Q `X-License-Key`), shared by every process. */
 import type { Migration } from '../storage/migrate.ts';
+import { FEATURE_KEYS_TOPIC } from './feature-keys.ts';
+import { rowChangeTrigger } from './license-rows.ts';
 
 export const featureKeyMigrations: Migration[] = [
   {
@@ -16,5 +18,11 @@ CREATE TABLE license_feature_keys (
   revoked_at timestamptz,
   created_at timestamptz NOT NULL DEFAULT now()
 )`,
+  },
+  {
+    // Every UPDATE or DELETE of a key (a revocation, an account's deletion) drops the row that
+    // processes keep in memory (feature-keys.ts).
+    id: 'licenses/0002_feature_keys_changed',
+    sql: rowChangeTrigger('license_feature_keys', FEATURE_KEYS_TOPIC, 'key_hash'),
   },
 ];

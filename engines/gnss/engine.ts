@@ -3,7 +3,7 @@ import { CLIGHT, type Constellation } from './constants.ts';
 import { ClockFilter, OSCILLATORS, type ClockUpdate, type OscillatorClass } from './clock.ts';
 import { EphemerisStore } from './ephemeris/select.ts';
 import type { NavData } from './ephemeris/types.ts';
-import { prepareEpoch, type SatMeasurement } from './measurements.ts';
+import { prepareEpoch, type IonosphereMode, type SatMeasurement } from './measurements.ts';
 import { solveWithRaim, type RaimResult } from './raim.ts';
 import type { ObsEpoch } from './rinex/obs.ts';
 import { anomalyCheck, type AnomalyModel, type Features } from './spoofing/anomaly.ts';
@@ -35,6 +35,8 @@ export interface EngineOptions {
   positioning?: PositioningMode;
   /** Motion model of the Kalman filter (default `moving`, right for any receiver; `static` for a fixed antenna). */
   dynamics?: Dynamics;
+  /** Ionosphere: the broadcast model on the L1 code (default), or the dual-frequency ionosphere-free code where the data has it (`IonosphereMode`). */
+  ionosphere?: IonosphereMode;
 }
 
 export interface HoldoverPeriod {
@@ -116,7 +118,7 @@ export class GnssEngine {
   }
 
   process(obs: ObsEpoch, extras: { agcPercent?: number } = {}): EpochAssessment {
-    const { measurements, missing } = prepareEpoch(obs, this.store);
+    const { measurements, missing } = prepareEpoch(obs, this.store, { ionosphere: this.options.ionosphere });
     const spp = { iono: this.nav.iono, elevationMaskDeg: this.options.elevationMaskDeg ?? 10 };
     const raim = solveWithRaim(obs.time, measurements, spp);
     const fix = raim.solution.fix ? raim.solution : undefined;

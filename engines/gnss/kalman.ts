@@ -216,7 +216,7 @@ export class PositionFilter {
         isbK = this.isbIndex.get(m.constellation) ?? this.addIsb(m.constellation);
         isb = this.x[isbK];
       }
-      const iono = klobuchar(this.iono, geo, az, el, tow) * ionoScale(m.frequency);
+      const iono = m.ionoFree ? 0 : klobuchar(this.iono, geo, az, el, tow) * ionoScale(m.frequency);
       const tropo = saastamoinen(geo, el);
       const predicted = range + this.x[CLK] + isb - CLIGHT * m.satClock + iono + tropo;
       const h = new Array<number>(this.x.length).fill(0);

@@ -3,7 +3,7 @@ import { FREQ_E5B, FREQ_G1_BASE, FREQ_G1_STEP, FREQ_G2_BASE, FREQ_G2_STEP, FREQ_
 import type { EphemerisStore } from './ephemeris/select.ts';
 import type { IonoCoefficients } from './ephemeris/types.ts';
 import { PositionFilter, type Dynamics, type KalmanFix } from './kalman.ts';
-import type { SatMeasurement } from './measurements.ts';
+import { ionoFreeCode, type IonosphereMode, type SatMeasurement } from './measurements.ts';
 import type { RaimResult } from './raim.ts';
 import type { ObsEpoch, SatObservation } from './rinex/obs.ts';
 import { HatchFilter, type HatchOptions, type SmoothedObservation } from './smoothing.ts';
@@ -23,6 +23,13 @@ export interface PositioningOptions {
   oscillator?: OscillatorClass;
   elevationMaskDeg?: number;
   iono?: IonoCoefficients;
+  /**
+   * `broadcast` (default): L1 code and the Klobuchar model for every satellite;
+   * `dual-frequency`: the ionosphere-free code combination for each satellite whose data has
+   * the second code its broadcast clock refers to, L1 and Klobuchar for the rest (see
+   * `IonosphereMode`). Read by whoever prepares the measurements: `solveFile`, `GnssEngine`.
+   */
+  ionosphere?: IonosphereMode;
   /**
    * File solutions only: also run the filter backwards over the file and combine the two
    * solutions of each epoch by their covariances (RTKLIB's forward-backward "combined"
@@ -94,19 +101,26 @@ export class FilteredPositioning {
 
   step(epoch: ObsEpoch, store: EphemerisStore, raw: SatMeasurement[], raim: RaimResult): FilteredEpoch {
     // The smoother only needs time to advance: backwards, it runs on negated time tags.
-    const smoothed = this.hatch ? this.hatch.update(this.direction * epoch.time, epoch.sats, (o) => frequenciesOf(o, store, epoch.time)) : [];
+    // Satellites whose measurement is the ionosphere-free code get it smoothed with the ionosphere-free phase.
+    const ionoFree = new Set(raw.filter((m) => m.ionoFree).map((m) => m.sat));
+    const smoothed = this.hatch
+      ? this.hatch.update(this.direction * epoch.time, epoch.sats, (o) => {
+          const f = frequenciesOf(o, store, epoch.time);
+          const code = ionoFree.has(o.sat) ? ionoFreeCode(o)?.pseudorange : undefined;
+          return f && code !== undefined ? { ...f, ionoFreeCode: code } : f;
+        })
+      : [];
     const bySat = new Map(smoothed.map((s) => [s.sat, s]));
-    const rawCode = new Map(epoch.sats.map((o) => [o.sat, o.pseudorange]));
     for (const sat of raim.excluded) this.hatch?.forget(sat);
     const excluded = new Set(raim.excluded);
     const measurements = raw
       .filter((m) => !excluded.has(m.sat))
       .map((m) => {
         const s = bySat.get(m.sat);
-        const p = rawCode.get(m.sat);
-        if (!s || p === undefined) return m;
+        // Only a smoothing of the same code applies (an L1-only smoothing does not fit an ionosphere-free measurement).
+        if (!s || s.ionoFree !== (m.ionoFree !== undefined)) return m;
         // The smoothing shift applies to the group-delay-corrected code as well.
-        return { ...m, pseudorange: m.pseudorange + (s.pseudorange - p), codeNoiseScale: s.noiseScale };
+        return { ...m, pseudorange: m.pseudorange + (s.pseudorange - s.raw), codeNoiseScale: s.noiseScale };
       });
     if (raim.unresolved) return { measurements, smoothed };
     const spp = raim.solution.fix ? raim.solution : undefined;

@@ -17,6 +17,8 @@ export interface HatchOptions {
    * to 600 s and beyond; 600 s is what we use, once for every receiver.
    */
   tauDualS?: number;
+  /** Time constant of the ionosphere-free code smoothed with the ionosphere-free phase, seconds (default 600, as divergence-free). */
+  tauIonoFreeS?: number;
   /** Geometry-free phase jump between consecutive epochs that counts as a slip, metres (default 0.05: RTKLIB's pos2-slipthres). */
   gfThresholdM?: number;
   /** Melbourne-Wubbena jump from its mean since the last reset that counts as a slip, wide-lane cycles (default 10: RTKLIB ppp.c THRES_MW_JUMP). */
@@ -25,8 +27,12 @@ export interface HatchOptions {
   maxOutageIntervals?: number;
 }
 
-/** Carrier frequencies of one satellite's two signals, Hz (f2 undefined with one frequency). */
-export type FrequencyOf = (o: SatObservation) => { f1: number; f2?: number } | undefined;
+/**
+ * Carrier frequencies of one satellite's two signals, Hz (f2 undefined with one frequency), and
+ * the ionosphere-free code when the positioning uses it for this satellite (it is then smoothed
+ * with the ionosphere-free phase).
+ */
+export type FrequencyOf = (o: SatObservation) => { f1: number; f2?: number; ionoFreeCode?: number } | undefined;
 
 export type ResetReason = 'first' | 'loss_of_lock' | 'geometry_free' | 'melbourne_wubbena' | 'gap' | 'no_phase' | 'code_carrier';
 
@@ -38,6 +44,8 @@ interface SatState {
   /** The smoothing phase (L1, or the divergence-free combination) at the last epoch, metres. */
   phase: number;
   dual: boolean;
+  /** Smoothing the ionosphere-free code (with the ionosphere-free phase). */
+  ionoFree: boolean;
   gf?: number;
   mwMean?: number;
   mwCount: number;
@@ -47,6 +55,10 @@ export interface SmoothedObservation {
   sat: string;
   /** Carrier-smoothed pseudorange, metres (the raw code on the epoch of a reset). */
   pseudorange: number;
+  /** The raw code that was smoothed (the L1 code, or the ionosphere-free combination), metres. */
+  raw: number;
+  /** The smoothed code is the ionosphere-free combination, smoothed with the ionosphere-free phase. */
+  ionoFree: boolean;
   /** Epochs averaged since the last reset (1 on a reset). */
   epochs: number;
   divergenceFree: boolean;
@@ -77,6 +89,7 @@ export class HatchFilter {
   private readonly states = new Map<string, SatState>();
   private readonly tauSingle: number;
   private readonly tauDual: number;
+  private readonly tauIonoFree: number;
   private readonly gfThreshold: number;
   private readonly mwThreshold: number;
   private readonly maxOutage: number;
@@ -89,6 +102,7 @@ export class HatchFilter {
   constructor(options: HatchOptions = {}) {
     this.tauSingle = options.tauSingleS ?? 100;
     this.tauDual = options.tauDualS ?? 600;
+    this.tauIonoFree = options.tauIonoFreeS ?? 600;
     this.gfThreshold = options.gfThresholdM ?? 0.05;
     this.mwThreshold = options.mwThresholdCycles ?? 10;
     this.maxOutage = options.maxOutageIntervals ?? 5;
@@ -115,13 +129,16 @@ export class HatchFilter {
     this.lastTime = time;
     const out: SmoothedObservation[] = [];
     for (const o of sats) {
-      const p = o.pseudorange;
-      if (p === undefined) continue;
+      const l1Code = o.pseudorange;
+      if (l1Code === undefined) continue;
       const f = frequencyOf(o);
+      const ionoFree = f?.ionoFreeCode !== undefined && f.f2 !== undefined && o.carrierPhase2 !== undefined;
+      // The code being smoothed: the ionosphere-free combination only with both phases to smooth it.
+      const p = ionoFree && f?.ionoFreeCode !== undefined ? f.ionoFreeCode : l1Code;
       if (!f || o.carrierPhase === undefined) {
         this.states.delete(o.sat);
         if (f) this.resets.no_phase++;
-        out.push({ sat: o.sat, pseudorange: p, epochs: 1, divergenceFree: false, noiseScale: 1, reset: 'no_phase' });
+        out.push({ sat: o.sat, pseudorange: p, raw: p, ionoFree: false, epochs: 1, divergenceFree: false, noiseScale: 1, reset: 'no_phase' });
         continue;
       }
       const l1 = (o.carrierPhase * CLIGHT) / f.f1;
@@ -132,25 +149,27 @@ export class HatchFilter {
       if (dual && f.f2 !== undefined && o.carrierPhase2 !== undefined) {
         const l2 = (o.carrierPhase2 * CLIGHT) / f.f2;
         const gamma = (f.f1 / f.f2) ** 2;
-        phase = l1 + (2 * (l1 - l2)) / (gamma - 1);
+        // Ionosphere-free phase for the ionosphere-free code; else the divergence-free
+        // combination, whose ionosphere is the L1 code's.
+        phase = ionoFree ? (gamma * l1 - l2) / (gamma - 1) : l1 + (2 * (l1 - l2)) / (gamma - 1);
         gf = l1 - l2;
         if (o.pseudorange2 !== undefined) {
           const wl = (f.f1 * l1 - f.f2 * l2) / (f.f1 - f.f2);
-          const nl = (f.f1 * p + f.f2 * o.pseudorange2) / (f.f1 + f.f2);
+          const nl = (f.f1 * l1Code + f.f2 * o.pseudorange2) / (f.f1 + f.f2);
           mw = (wl - nl) / (CLIGHT / (f.f1 - f.f2));
         }
       }
       const prev = this.states.get(o.sat);
-      const reason = this.slip(time, o, prev, dual, phase, p, gf, mw);
+      const reason = this.slip(time, o, prev, dual, ionoFree, phase, p, gf, mw);
       if (reason) {
         this.resets[reason]++;
-        this.states.set(o.sat, { time, n: 1, smoothed: p, phase, dual, gf, mwMean: mw, mwCount: mw === undefined ? 0 : 1 });
-        out.push({ sat: o.sat, pseudorange: p, epochs: 1, divergenceFree: dual, noiseScale: 1, reset: reason });
+        this.states.set(o.sat, { time, n: 1, smoothed: p, phase, dual, ionoFree, gf, mwMean: mw, mwCount: mw === undefined ? 0 : 1 });
+        out.push({ sat: o.sat, pseudorange: p, raw: p, ionoFree, epochs: 1, divergenceFree: dual, noiseScale: 1, reset: reason });
         continue;
       }
       const s = prev as SatState;
       const dt = time - s.time;
-      const tau = dual ? this.tauDual : this.tauSingle;
+      const tau = ionoFree ? this.tauIonoFree : dual ? this.tauDual : this.tauSingle;
       s.n++;
       // Equal weights while the filter fills, then a first-order filter of time constant tau.
       const alpha = Math.max(1 / s.n, Math.min(1, dt / tau));
@@ -163,19 +182,19 @@ export class HatchFilter {
         s.mwMean = s.mwMean === undefined ? mw : s.mwMean + (mw - s.mwMean) / s.mwCount;
       }
       const noiseScale = alpha === 1 / s.n ? alpha : alpha / (2 - alpha);
-      out.push({ sat: o.sat, pseudorange: s.smoothed, epochs: s.n, divergenceFree: dual, noiseScale });
+      out.push({ sat: o.sat, pseudorange: s.smoothed, raw: p, ionoFree, epochs: s.n, divergenceFree: dual, noiseScale });
     }
     return out;
   }
 
   /** Why this satellite's filter must restart now, or undefined when its carrier is continuous. */
-  private slip(time: number, o: SatObservation, prev: SatState | undefined, dual: boolean, phase: number, p: number, gf?: number, mw?: number): ResetReason | undefined {
+  private slip(time: number, o: SatObservation, prev: SatState | undefined, dual: boolean, ionoFree: boolean, phase: number, p: number, gf?: number, mw?: number): ResetReason | undefined {
     if (!prev) return 'first';
     const dt = time - prev.time;
     if (!(dt > 0) || (Number.isFinite(this.interval) && dt > this.maxOutage * this.interval + 1e-6)) return 'gap';
     // Bit 0 of the RINEX loss-of-lock digit: lock lost since the previous observation.
     if (((o.lli ?? 0) & 1) !== 0 || (dual && ((o.lli2 ?? 0) & 1) !== 0)) return 'loss_of_lock';
-    if (dual !== prev.dual) return 'no_phase';
+    if (dual !== prev.dual || ionoFree !== prev.ionoFree) return 'no_phase';
     if (gf !== undefined && prev.gf !== undefined && Math.abs(gf - prev.gf) > this.gfThreshold) return 'geometry_free';
     if (mw !== undefined && prev.mwMean !== undefined && Math.abs(mw - prev.mwMean) > this.mwThreshold) return 'melbourne_wubbena';
     // Code minus carrier can only move by the ionosphere (twice, single frequency), multipath

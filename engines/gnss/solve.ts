@@ -5,7 +5,7 @@ import type { NavData } from './ephemeris/types.ts';
 import { ecefToEnu, ecefToGeodetic, enuMatrix, sub, type Vec3 } from './geodesy.ts';
 import type { KalmanFix } from './kalman.ts';
 import { invert } from './linalg.ts';
-import { prepareEpoch } from './measurements.ts';
+import { prepareEpoch, type IonosphereMode } from './measurements.ts';
 import { FilteredPositioning, type PositioningOptions } from './positioning.ts';
 import { solveWithRaim, type RaimOptions } from './raim.ts';
 import type { ObsFile } from './rinex/obs.ts';
@@ -54,7 +54,7 @@ export interface SolveSummary {
   mean_satellites_used: number;
   constellations: Constellation[];
   /** The solver: `kalman` with its motion model (`static` or `moving`), or `spp`. */
-  positioning: { mode: 'kalman' | 'spp'; dynamics?: 'static' | 'moving'; smoothing?: boolean; combined?: boolean };
+  positioning: { mode: 'kalman' | 'spp'; dynamics?: 'static' | 'moving'; smoothing?: boolean; combined?: boolean; ionosphere: IonosphereMode };
   /** Kalman filter restarts after the cold start (measurements inconsistent with the filter). */
   filter_restarts?: number;
   /** Errors against the header's APPROX POSITION XYZ (the surveyed marker), when the header gives it. */
@@ -83,6 +83,7 @@ export interface SolveFileResult {
 export function solveFile(obs: ObsFile, nav: NavData, spp: SppOptions = {}, raim: RaimOptions = {}, positioning: PositioningOptions = {}): SolveFileResult {
   const mode = positioning.mode ?? 'kalman';
   const dynamics = positioning.dynamics ?? 'moving';
+  const ionosphere = positioning.ionosphere ?? 'broadcast';
   const store = new EphemerisStore(nav.ephemerides);
   const filtered =
     mode === 'kalman' ? new FilteredPositioning({ ...positioning, dynamics, iono: nav.iono, elevationMaskDeg: spp.elevationMaskDeg ?? positioning.elevationMaskDeg }) : undefined;
@@ -98,7 +99,7 @@ export function solveFile(obs: ObsFile, nav: NavData, spp: SppOptions = {}, raim
   let exclusions = 0;
   // Pass 1: RAIM on every epoch, and the forward filter.
   const passes = obs.epochs.map((ep) => {
-    const { measurements } = prepareEpoch(ep, store);
+    const { measurements } = prepareEpoch(ep, store, { ionosphere });
     const r = solveWithRaim(ep.time, measurements, { iono: nav.iono, ...spp }, raim);
     return { ep, measurements, r, kf: filtered?.step(ep, store, measurements, r).fix };
   });
@@ -176,7 +177,10 @@ export function solveFile(obs: ObsFile, nav: NavData, spp: SppOptions = {}, raim
     exclusions,
     mean_satellites_used: fixes ? round(sats / fixes, 2) : 0,
     constellations: [...constellations].sort(),
-    positioning: mode === 'kalman' ? { mode, dynamics, smoothing: positioning.smoothing !== false, combined: positioning.combined === true } : { mode },
+    positioning:
+      mode === 'kalman'
+        ? { mode, dynamics, smoothing: positioning.smoothing !== false, combined: positioning.combined === true, ionosphere }
+        : { mode, ionosphere },
   };
   if (filtered) summary.filter_restarts = filtered.filter.restarts;
   if (truthGeo && fixes) {

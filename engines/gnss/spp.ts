@@ -80,7 +80,8 @@ export type SppResult = SppFix | SppNoFix;
 export function pseudorangeVariance(el: number, m: SatMeasurement, ionoDelay: number, noiseScale = 1): number {
   const sinEl = Math.max(Math.sin(el), 0.05);
   // noiseScale: share of the receiver noise left after carrier smoothing (1 for raw code).
-  const noise = noiseScale * (0.15 * 0.15 + (0.15 * 0.15) / (sinEl * sinEl));
+  // The ionosphere-free combination carries both codes' noise (8.87 times one code's variance on L1/L2).
+  const noise = noiseScale * (m.ionoFree?.noiseFactor ?? 1) * (0.15 * 0.15 + (0.15 * 0.15) / (sinEl * sinEl));
   const orbit = 0.0625 * m.ephemerisVariance;
   const iono = (0.1 * ionoDelay) ** 2;
   const tropo = (0.05 / (sinEl + 0.1)) ** 2;
@@ -118,7 +119,7 @@ export function solveSpp(time: number, all: SatMeasurement[], options: SppOption
       const { range, los } = geometricRange(m.satPos, rcv);
       const { az, el } = azEl(rcv, geo, m.satPos);
       if (el < mask) continue;
-      const ionoDelay = klobuchar(options.iono, geo, az, el, tow) * ionoScale(m.frequency);
+      const ionoDelay = m.ionoFree ? 0 : klobuchar(options.iono, geo, az, el, tow) * ionoScale(m.frequency);
       const tropoDelay = saastamoinen(geo, el);
       used.push({ m, los, res: { sat: m.sat, constellation: m.constellation, az, el, range, ionoDelay, tropoDelay, residual: 0, sigma: 0 } });
     }

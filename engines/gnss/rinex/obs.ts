@@ -31,6 +31,13 @@ export interface SatObservation {
   carrierPhase2?: number;
   lli2?: number;
   band2?: '2' | '5' | '7';
+  /**
+   * GPS L1 P(Y) code (C1W/C1P, RINEX 2 P1) when the receiver reports it beside C/A: the code
+   * the broadcast clock's ionosphere-free combination refers to, with L2 P(Y).
+   */
+  pseudorangeP1?: number;
+  /** The observation code of `pseudorange2` (`P2`, `C2W`, `C5Q`...). */
+  code2?: string;
 }
 
 export interface ObsEpoch {
@@ -104,12 +111,18 @@ function toObservation(sat: string, values: Map<string, Value>): SatObservation 
     cn0: pick(values, pref.snr)?.[1].v,
   };
   if (phase) o.lli = phase[1].lli;
+  if (sat[0] === 'G') {
+    const p1 = pick(values, ['C1W', 'C1P', 'P1']);
+    if (p1) o.pseudorangeP1 = p1[1].v;
+  }
   for (const s of SECOND[sat[0]] ?? []) {
     const p2 = pick(values, s.phase);
     if (!p2) continue;
     o.carrierPhase2 = p2[1].v;
     o.lli2 = p2[1].lli;
-    o.pseudorange2 = pick(values, s.range)?.[1].v;
+    const r2 = pick(values, s.range);
+    o.pseudorange2 = r2?.[1].v;
+    if (r2) o.code2 = r2[0];
     o.band2 = s.band;
     break;
   }

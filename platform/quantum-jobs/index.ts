@@ -22,6 +22,7 @@ import {
   cancel,
   insertAndClaim,
   queuePosition,
+  queueAtInsert,
   queueStats,
   requeueFailed,
   selectJob,
@@ -257,6 +258,12 @@ export async function waitForJob(ctx: ServiceContext, scope: Scope, id: string, 
 export async function deviceQueueStats(ctx: ServiceContext, backends: readonly string[]): Promise<Map<string, QueueStats>> {
   const workers = runnerOf(ctx)?.pool.size ?? 1;
   return queueStats(ctx.db, backends, { now: ctx.now(), parallel: (b) => (DEVICE_IDS.includes(b) ? 1 : workers) });
+}
+
+/** The figures of `deviceQueueStats` for a job's backend just after its insert, with the job's place in that queue (one statement). */
+export async function deviceQueueAtInsert(ctx: ServiceContext, job: { backend: string; queueSeq: number; createdAt: Date }): Promise<{ stats: QueueStats; place: number }> {
+  const workers = runnerOf(ctx)?.pool.size ?? 1;
+  return queueAtInsert(ctx.db, job, { parallel: (b) => (DEVICE_IDS.includes(b) ? 1 : workers) });
 }
 
 /** An account's use of a service over a period, summed from its job rows. */

@@ -596,37 +596,64 @@ export interface QueueStats {
 }
 
 export async function queueStats(db: Sql, backends: readonly string[], o: { now: Date; parallel: (backend: string) => number }): Promise<Map<string, QueueStats>> {
+  const rows = await db.query<QueueRow>(queueStatsSql(''), [backends]);
+  return new Map(rows.map((r) => [r.backend, statsOf(r, o.parallel)]));
+}
+
+/**
+ * The queue of a job's backend just after the job was inserted, and the job's 1-based place
+ * in it then, in one statement (a submission's answer needs both). The place is the jobs ahead
+ * of it (lower queue sequence) that had not started at its creation, plus itself, counted from
+ * what each of those is now (still queued, or started after the new job was created), so that
+ * it stays true even when the queue moves, or the job itself starts, before this runs.
+ */
+export async function queueAtInsert(
+  db: Sql,
+  job: { backend: string; queueSeq: number; createdAt: Date },
+  o: { parallel: (backend: string) => number },
+): Promise<{ stats: QueueStats; place: number }> {
+  const ahead = `,
+            (SELECT count(*) FROM quantum_jobs WHERE backend = b AND queue_seq < $2 AND (status = 'queued' OR started_at > $3)) AS ahead`;
+  const [row] = await db.query<QueueRow & { ahead: number | string }>(queueStatsSql(ahead), [[job.backend], job.queueSeq, job.createdAt]);
+  return { stats: statsOf(row!, o.parallel), place: Number(row?.ahead ?? 0) + 1 };
+}
+
+interface QueueRow {
+  backend: string;
+  queued: number | string;
+  running: number | string;
+  wait: number | string | null;
+  run: number | string | null;
+}
+
+function queueStatsSql(extraColumns: string): string {
   // One statement: the live queue from the active-jobs index, and the last 50 starts of each
   // backend from its start index (their waits, and the run time of those that ended).
-  const rows = await db.query<{ backend: string; queued: number | string; running: number | string; wait: number | string | null; run: number | string | null }>(
-    `SELECT b AS backend,
+  return `SELECT b AS backend,
             (SELECT count(*) FROM quantum_jobs WHERE backend = b AND status = 'queued') AS queued,
             (SELECT count(*) FROM quantum_jobs WHERE backend = b AND status IN ${IN_WORK}) AS running,
-            s.wait, s.run
+            s.wait, s.run${extraColumns}
        FROM unnest($1::text[]) AS b,
        LATERAL (SELECT avg(EXTRACT(EPOCH FROM (started_at - created_at))) AS wait,
                        avg(EXTRACT(EPOCH FROM (finished_at - started_at))) AS run
                   FROM (SELECT created_at, started_at, finished_at FROM quantum_jobs
-                         WHERE backend = b AND started_at IS NOT NULL ORDER BY started_at DESC LIMIT 50) last) s`,
-    [backends],
-  );
-  const out = new Map<string, QueueStats>();
-  for (const r of rows) {
-    const queued = Number(r.queued ?? 0);
-    const running = Number(r.running ?? 0);
-    const waitS = Number(r.wait ?? 0);
-    const runS = Number(r.run ?? 0);
-    const lanes = Math.max(1, o.parallel(r.backend));
-    out.set(r.backend, {
-      backend: r.backend,
-      queue_length: queued,
-      running,
-      average_wait_minutes: Math.round((waitS / 60) * 1e4) / 1e4,
-      average_run_minutes: Math.round((runS / 60) * 1e4) / 1e4,
-      estimated_wait: Math.ceil(((queued + running) * runS) / lanes),
-    });
-  }
-  return out;
+                         WHERE backend = b AND started_at IS NOT NULL ORDER BY started_at DESC LIMIT 50) last) s`;
+}
+
+function statsOf(r: QueueRow, parallel: (backend: string) => number): QueueStats {
+  const queued = Number(r.queued ?? 0);
+  const running = Number(r.running ?? 0);
+  const waitS = Number(r.wait ?? 0);
+  const runS = Number(r.run ?? 0);
+  const lanes = Math.max(1, parallel(r.backend));
+  return {
+    backend: r.backend,
+    queue_length: queued,
+    running,
+    average_wait_minutes: Math.round((waitS / 60) * 1e4) / 1e4,
+    average_run_minutes: Math.round((runS / 60) * 1e4) / 1e4,
+    estimated_wait: Math.ceil(((queued + running) * runS) / lanes),
+  };
 }
 
 export interface UsageFigures {

@@ -2,7 +2,7 @@
 import { Type } from 'typebox';
 import type { ServiceApp } from '../../../platform/http/app.ts';
 import { listPrice } from '../../../engines/quantum/pricing.ts';
-import { deviceQueueStats } from '../../../platform/quantum-jobs/index.ts';
+import { deviceQueueAtInsert } from '../../../platform/quantum-jobs/index.ts';
 import { who } from '../auth.ts';
 import { QcosError } from '../errors.ts';
 import { qcosPlan } from '../plans.ts';
@@ -29,22 +29,6 @@ const Body = Type.Object(
   },
   { additionalProperties: false },
 );
-
-/**
- * The job's 1-based place in its backend's FIFO queue when it was inserted, which is the queue
- * length just after the insert (the new job is last): the jobs ahead of it (lower queue
- * sequence) that had not started at its creation, plus itself. Counted from what each of those
- * is now (still queued, or started after the new job was created), so the answer stays true
- * even when the queue moves, or the job itself starts, before this count runs.
- */
-async function placeAtInsert(deps: QcosDeps, job: { backend: string; queueSeq: number; createdAt: Date }): Promise<number> {
-  const [row] = await deps.ctx.db.query<{ n: number | string }>(
-    `SELECT count(*) AS n FROM quantum_jobs
-      WHERE backend = $1 AND queue_seq < $2 AND (status = 'queued' OR started_at > $3)`,
-    [job.backend, job.queueSeq, job.createdAt],
-  );
-  return Number(row?.n ?? 0) + 1;
-}
 
 export function registerCircuits(app: ServiceApp, deps: QcosDeps): void {
   app.post(
@@ -88,11 +72,12 @@ export function registerCircuits(app: ServiceApp, deps: QcosDeps): void {
         // The list price is fixed at submission from the circuit as submitted (engines/quantum/pricing.ts).
         input: { task: { ...task, prepared: prepared.optimization }, optimization_level: level, list_price_micros: listPrice(backend, task.qasm, body.shots).micros },
       });
-      const stats = (await deviceQueueStats(deps.ctx, [backend.id])).get(backend.id);
+      // The queue and the job's place in it, in one statement (platform/quantum-jobs/records.ts).
+      const queue = await deviceQueueAtInsert(deps.ctx, job);
       reply.code(201);
       return {
-        ...jobView(job, await placeAtInsert(deps, job)),
-        estimated_wait: stats?.estimated_wait ?? 0,
+        ...jobView(job, queue.place),
+        estimated_wait: queue.stats.estimated_wait,
         optimization: optimizationSummary(prepared.optimization!, level),
       };
     },

@@ -1,7 +1,7 @@
 // Single-point positioning: iterated weighted least squares with one receiver clock per constellation, DOPs and accuracy.
 import { CLIGHT, OMEGA_E, type Constellation } from './constants.ts';
 import { azEl, ecefToEnu, ecefToGeodetic, norm, RAD, type Geodetic, type Vec3 } from './geodesy.ts';
-import { ionoScale, klobuchar, saastamoinen } from './atmosphere.ts';
+import { ionoScale, klobuchar, saastamoinen, tropoMapping } from './atmosphere.ts';
 import type { IonoCoefficients } from './ephemeris/types.ts';
 import { invert, weightedLeastSquares, type Matrix } from './linalg.ts';
 import type { SatMeasurement } from './measurements.ts';
@@ -72,10 +72,10 @@ export type SppResult = SppFix | SppNoFix;
 /**
  * Pseudorange error variance (m^2) used for weighting and for the RAIM test: receiver noise
  * and multipath growing at low elevation, broadcast orbit/clock error (a share of the URA),
- * and the residual error of the ionosphere (a fifth of the Klobuchar delay) and troposphere
- * models. The overall scale is calibrated on the fixture stations so that the weighted sum of
- * squared residuals per degree of freedom is about 1 (0.7 on the GEONET days, 1.1 on SLAC):
- * a chi-square test on it then means what it says.
+ * and the residual error of the ionosphere (a tenth of the Klobuchar delay) and troposphere
+ * (RTCA DO-229's 0.12 m at the zenith, mapped) models. The receiver-noise scale was calibrated
+ * on the fixture stations so that the weighted sum of squared residuals per degree of freedom
+ * is about 1: a chi-square test on it then means what it says.
  */
 export function pseudorangeVariance(el: number, m: SatMeasurement, ionoDelay: number, noiseScale = 1): number {
   const sinEl = Math.max(Math.sin(el), 0.05);
@@ -84,7 +84,8 @@ export function pseudorangeVariance(el: number, m: SatMeasurement, ionoDelay: nu
   const noise = noiseScale * (m.ionoFree?.noiseFactor ?? 1) * (0.15 * 0.15 + (0.15 * 0.15) / (sinEl * sinEl));
   const orbit = 0.0625 * m.ephemerisVariance;
   const iono = (0.1 * ionoDelay) ** 2;
-  const tropo = (0.05 / (sinEl + 0.1)) ** 2;
+  // Residual troposphere error after the model: 0.12 m at the zenith, mapped (RTCA DO-229 A.4.2.4).
+  const tropo = (0.12 * tropoMapping(el)) ** 2;
   const glonassFactor = m.constellation === 'GLONASS' ? 2.25 : 1;
   return glonassFactor * (noise + orbit + iono + tropo);
 }

@@ -100,6 +100,23 @@ test('signed in, the page shows the satellites the API reports, the position, ti
   assert.ok(matched, last);
   const used = Number(await page.locator('#sat-used').textContent());
   assert.ok(used >= 4, `${used} used`);
+  // No satellite's name covers another's, as the browser lays the text out.
+  const labels = await page.locator('svg.sky').evaluate((svg: any) =>
+    [...svg.querySelectorAll('g.sat')].map((g: any) => {
+      const t = g.querySelector('text.label');
+      const r = t ? t.getBBox() : null;
+      return { sat: g.dataset.sat, label: t?.textContent, x: r?.x, y: r?.y, width: r?.width, height: r?.height };
+    }),
+  );
+  assert.ok(labels.length > 4);
+  for (const l of labels) assert.equal(l.label, l.sat, 'every satellite on the plot has its name');
+  for (let i = 0; i < labels.length; i++) {
+    for (let j = i + 1; j < labels.length; j++) {
+      const [a, b] = [labels[i], labels[j]];
+      const apart = a.x + a.width <= b.x || b.x + b.width <= a.x || a.y + a.height <= b.y || b.y + b.height <= a.y;
+      assert.ok(apart, `${a.sat} and ${b.sat} overlap: ${JSON.stringify([a, b])}`);
+    }
+  }
   // The position figures and the scatter; the state route is the same data as JSON.
   await page.locator('#lat', { hasText: /° [NS]$/ }).waitFor();
   assert.equal(await page.locator('#time-source').textContent(), 'GNSS');

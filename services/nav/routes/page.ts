@@ -26,6 +26,7 @@ import type { Solution } from '../solution.ts';
 import { currentTiming } from '../timing.ts';
 import type { NavDeps } from './context.ts';
 import { registerPageEvents } from './page-events.ts';
+import { COMPASS, placeLabels } from './page-sky.ts';
 
 /** Seconds of receiver time the position scatter covers. */
 export const TRACK_WINDOW_S = 600;
@@ -213,6 +214,8 @@ function skyPlot(sky: SkySatellite[]): SafeHtml {
     return { x: r(c + rr * Math.sin(az), 1), y: r(c - rr * Math.cos(az), 1) };
   };
   const shown = sky.filter((s) => s.azimuth_deg !== null && s.elevation_deg !== null);
+  const at = shown.map(place);
+  const labels = placeLabels(shown.map((s, i) => ({ ...at[i]!, text: s.sat })), 300, COMPASS);
   return html`<svg class="sky" viewBox="0 0 300 300" width="300" height="300" role="img" aria-label="Sky plot: ${shown.length} satellites">
 <circle cx="150" cy="150" r="${R}" fill="#f8fafc" stroke="#94a3b8"/>
 <circle cx="150" cy="150" r="${(R * 60) / 90}" fill="none" stroke="#cbd5e1"/>
@@ -220,8 +223,9 @@ function skyPlot(sky: SkySatellite[]): SafeHtml {
 <line x1="150" y1="${150 - R}" x2="150" y2="${150 + R}" stroke="#e2e8f0"/><line x1="${150 - R}" y1="150" x2="${150 + R}" y2="150" stroke="#e2e8f0"/>
 <text x="150" y="14" text-anchor="middle" class="axis">N</text><text x="292" y="154" text-anchor="end" class="axis">E</text><text x="150" y="297" text-anchor="middle" class="axis">S</text><text x="8" y="154" class="axis">W</text>
 <text x="153" y="${150 - (R * 60) / 90 + 11}" class="tick">30°</text><text x="153" y="${150 - (R * 30) / 90 + 11}" class="tick">60°</text>
-${shown.map((s) => {
-  const { x, y } = place(s);
+${shown.map((s, i) => {
+  const { x, y } = at[i]!;
+  const label = labels[i]!;
   const col = colour(s.constellation);
   const mark =
     s.status === 'used'
@@ -231,7 +235,7 @@ ${shown.map((s) => {
         : s.status === 'flagged'
           ? html`<circle cx="${x}" cy="${y}" r="9" fill="${col}"/><circle cx="${x}" cy="${y}" r="12" fill="none" stroke="#f59e0b" stroke-width="2.5"/>`
           : html`<circle cx="${x}" cy="${y}" r="9" fill="#ffffff" stroke="${col}" stroke-width="2"/>`;
-  return html`<g class="sat" data-sat="${s.sat}" data-status="${s.status}"><title>${s.sat} (${s.constellation}) az ${fmt(s.azimuth_deg)}° el ${fmt(s.elevation_deg)}° C/N0 ${fmt(s.cn0_dbhz)} dB-Hz, ${s.status}</title>${mark}<text x="${x}" y="${y - 12}" text-anchor="middle" class="label">${s.sat}</text></g>`;
+  return html`<g class="sat" data-sat="${s.sat}" data-status="${s.status}"><title>${s.sat} (${s.constellation}) az ${fmt(s.azimuth_deg)}° el ${fmt(s.elevation_deg)}° C/N0 ${fmt(s.cn0_dbhz)} dB-Hz, ${s.status}</title>${mark}<text x="${label.x}" y="${label.y}" text-anchor="${label.anchor}" class="label">${s.sat}</text></g>`;
 })}
 </svg>`;
 }

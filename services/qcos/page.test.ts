@@ -1,7 +1,8 @@
 // The quantum jobs page in a real browser (Debian's Chromium): sign in with a console user, see
 // the jobs submitted through the API with the right histogram bars, open a job's circuit diagram
-// and count its gates, cancel a running job; at desktop and phone widths, with nothing loaded
-// from outside the machine. Screenshots go to docs/.
+// and count its gates, cancel a running job and a supplier's queued one, watch usage and balance
+// follow the jobs; at desktop and phone widths, with nothing loaded from outside the machine.
+// Screenshots go to docs/.
 import assert from 'node:assert/strict';
 import { get, type IncomingMessage } from 'node:http';
 import { join } from 'node:path';
@@ -14,9 +15,13 @@ import { createConsoleUser } from '../../platform/identity/console-users.ts';
 import { setPlan } from '../../platform/identity/accounts.ts';
 import { incrementWithinLimit, monthPeriod } from '../../platform/identity/usage.ts';
 import { decodeBundleCbor, EvidenceKeys, newBundleId, saveBundle, sealBundle, sha3Hash, verifyBundle } from '../../platform/evidence/index.ts';
-import { submitJob, waitForJob } from '../../platform/quantum-jobs/index.ts';
+import { cancelJob, submitJob, waitForJob } from '../../platform/quantum-jobs/index.ts';
+import { getBalance, topUp, usdToMicros } from '../../platform/billing/index.ts';
+import { createKey } from '../../platform/identity/keys.ts';
 import { migrate } from '../../platform/storage/migrate.ts';
 import { supplierMigrations } from '../suppliers/migrations.ts';
+import { buildSuppliers } from '../suppliers/app.ts';
+import { loadSuppliersConfig } from '../suppliers/config.ts';
 import { launchBrowser, openPage, PHONE, type TestBrowser } from '../../platform/testing/browser.ts';
 import { call, type TestService } from '../../platform/testing/harness.ts';
 import { BELL, client, ghz, startQcos } from './testing.ts';
@@ -154,6 +159,10 @@ test('jobs submitted after the page opened appear and change state by server-sen
   page.on('request', (req) => requests.push({ path: new URL(req.url()).pathname, type: req.resourceType() }));
   await page.locator('#jobs[data-stream="open"]').waitFor();
   await page.evaluate('window.stillTheSamePage = true');
+  // The quantum minutes held by unfinished jobs, as the usage card shows them (it is replaced live).
+  const quantumHeld = '#usage .usage-line[data-service="qcos"] .meter[data-meter="Quantum"]';
+  const held = async () => Number(await page.locator(quantumHeld).getAttribute('data-held'));
+  const heldBefore = await held();
   const r = await api.post('/v2/circuits', { circuit: { qasm: ghz(22), format: 'qasm2' }, backend: 'lattice_falcon_27', shots: 2000, optimization_level: 0 });
   assert.equal(r.status, 201, JSON.stringify(r.body));
   const id = r.body.job_id as string;
@@ -166,8 +175,15 @@ test('jobs submitted after the page opened appear and change state by server-sen
   const otherRow = page.locator(`tr[data-job-id="${other.body.job_id}"]`);
   assert.ok(['queued', 'validating', 'optimizing', 'running'].includes((await otherRow.getAttribute('data-status'))!));
   await page.locator(`tr[data-job-id="${quick.body.job_id}"][data-status="completed"]`).waitFor({ timeout: 30_000 });
+  // Both device jobs hold their minutes: the usage card shows what the usage API counts, without a reload.
+  const heldNow = `Number(document.querySelector(${JSON.stringify(quantumHeld)}).dataset.held)`;
+  const heldPeak = (await api.get('/v2/account/usage')).body.quantum_minutes.held as number;
+  assert.ok(heldPeak > heldBefore, `${heldPeak} minutes held`);
+  await page.waitForFunction(`${heldNow} === ${heldPeak}`);
   assert.equal((await api.del(`/v2/jobs/${other.body.job_id}`)).status, 200);
   await page.locator(`tr[data-job-id="${other.body.job_id}"][data-status="cancelled"]`).waitFor({ timeout: 20_000 });
+  // The cancelled job's hold is refunded: the card follows, still without a reload.
+  await page.waitForFunction(`${heldNow} < ${heldPeak}`);
   assert.equal(await page.evaluate('window.stillTheSamePage'), true, 'the page was not reloaded');
   // Its one event stream stayed open, and the page fetched no JSON of the list or a status since it loaded.
   assert.deepEqual(requests.filter((q) => q.type === 'fetch' || q.type === 'xhr').map((q) => q.path), []);
@@ -337,6 +353,83 @@ test('remote supplier jobs (interfaces 2 and 4) are listed with the other jobs w
   await phone.screenshot({ path: join(DOCS, 'qcos-job-remote-phone.png'), fullPage: true });
   assert.deepEqual(problems, []);
   await context.close();
+});
+
+test('a supplier job still queued is cancelled from its page through the suppliers service; the list shows its hold released without a reload', async () => {
+  // The suppliers service on the same store, as in a whole install, with its leader loop (which answers the page's request) running often.
+  await migrate(svc.db, supplierMigrations);
+  const suppliers = await buildSuppliers(svc.ctx, { prefix: '' }, { ...loadSuppliersConfig({}), pollIntervalMs: 200 });
+  await suppliers.listen({ port: 0, host: '127.0.0.1' });
+  const address = suppliers.server.address();
+  const suppliersUrl = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+  const [{ account_id: accountId }] = await svc.db.query<{ account_id: string }>('SELECT account_id FROM console_users WHERE email = $1', [email]);
+  await setPlan(svc.db, accountId, 'suppliers', 'pro');
+  const { key } = await createKey(svc.db, { accountId, service: 'suppliers', prefix: 'qsup', kind: 'api_key', role: 'member', expiresAt: null });
+  await topUp(svc.db, { accountId, micros: usdToMicros(1000), service: 'operator', reference: 'page test' });
+  const B = `${suppliersUrl}/api/v1/supplier_b_quantum`;
+  const headers = { 'x-api-key': key };
+  let blocker: string | null = null;
+  try {
+    const list = await openPage(browser);
+    await signIn(list.page);
+    await list.page.locator('#jobs[data-stream="open"]').waitFor();
+    await list.page.evaluate('window.stillTheSamePage = true');
+    const heldText = async () => Number((await list.page.locator('#held').innerText()).replace(/[$,]/g, ''));
+    const heldBefore = await heldText();
+    // The emulated device runs one job at a time: a long one first, and the one to cancel waits behind it.
+    const first = await call(`${B}/execute`, { body: { qasm: ghz(22), backend: 'lattice_falcon_27', shots: 2000 }, headers });
+    assert.equal(first.status, 201, JSON.stringify(first.body));
+    blocker = first.body.job_id as string;
+    const waiting = await call(`${B}/execute`, { body: { qasm: BELL, backend: 'lattice_falcon_27', shots: 100 }, headers });
+    assert.equal(waiting.status, 201, JSON.stringify(waiting.body));
+    const id = waiting.body.job_id as string;
+    // Both are listed, and their holds show on the balance card, without a reload.
+    await list.page.locator(`tr[data-job-id="${id}"][data-service="suppliers"]`).waitFor();
+    const heldBoth = (await getBalance(svc.db, accountId)).heldMicros / 1e6;
+    assert.ok(heldBoth > heldBefore, `${heldBoth} held`);
+    await list.page.waitForFunction(`Number(document.getElementById('held').textContent.replace(/[$,]/g, '')) === ${heldBoth.toFixed(2)}`);
+
+    // Its page at phone width: queued, with a cancel button; the cancel is asked of the suppliers service.
+    const { page, context, problems } = await openPage(browser, { viewport: PHONE });
+    await signIn(page);
+    await page.goto(`${svc.url}/jobs/${id}`);
+    assert.equal(await page.locator('#job').getAttribute('data-status'), 'queued');
+    await page.getByRole('button', { name: 'Cancel job' }).click();
+    await page.locator('#job[data-status="cancelled"]').waitFor({ timeout: 20_000 }).catch(async (err) => {
+      const rows = await svc.db.query('SELECT s.status, s.cancel_requested_at, s.cancel_refused, q.status AS job_status FROM supplier_jobs s JOIN quantum_jobs q ON q.id = s.quantum_job_id WHERE q.id = ANY($1::text[])', [[id, blocker]]);
+      throw new Error(`${(err as Error).message}\n${JSON.stringify(rows)}\n${await page.locator('#job').evaluate((e: any) => e.outerHTML.slice(0, 600))}`);
+    });
+    assert.equal(await page.locator('#cancel').count(), 0);
+    const status = await call(`${B}/status/${id}`, { headers });
+    assert.equal(status.body.status, 'cancelled', JSON.stringify(status.body));
+    assert.ok(await page.evaluate('document.documentElement.scrollWidth <= window.innerWidth'), 'no sideways scrolling');
+    await page.screenshot({ path: join(DOCS, 'qcos-job-supplier-cancelled-phone.png'), fullPage: true });
+    // Asking again is refused in the qcos error shape; the suppliers API agrees it is no longer cancellable.
+    const cookie = (await context.cookies()).map((c) => `${c.name}=${c.value}`).join('; ');
+    const again = await call(`${svc.url}/console/jobs/${id}/cancel`, { method: 'POST', body: {}, headers: { cookie } });
+    assert.equal(again.status, 409);
+    assert.equal(again.body.error.code, 'CONFLICT');
+    assert.equal((await call(`${B}/jobs/${id}`, { method: 'DELETE', headers })).body.error_code, 'JOB_NOT_CANCELLABLE');
+    // The running one offers no cancel: a supplier cancels only what still waits in its queue.
+    await page.goto(`${svc.url}/jobs/${blocker}`);
+    if ((await page.locator('#job').getAttribute('data-status')) !== 'queued') assert.equal(await page.locator('#cancel').count(), 0);
+    assert.deepEqual(problems, []);
+    await context.close();
+
+    // The list, still the same page: the row cancelled and the hold released.
+    await list.page.locator(`tr[data-job-id="${id}"][data-status="cancelled"]`).waitFor();
+    const heldAfter = (await getBalance(svc.db, accountId)).heldMicros / 1e6;
+    assert.ok(heldAfter < heldBoth, `${heldAfter} < ${heldBoth}`);
+    await list.page.waitForFunction(`Number(document.getElementById('held').textContent.replace(/[$,]/g, '')) === ${heldAfter.toFixed(2)}`);
+    assert.equal(await list.page.evaluate('window.stillTheSamePage'), true, 'the list was not reloaded');
+    await list.page.locator('#balance').screenshot({ path: join(DOCS, 'qcos-balance.png') });
+    assert.deepEqual(list.problems, []);
+    await list.context.close();
+  } finally {
+    // The long job is not the test's subject: stopped in the job system, and the suppliers service closed.
+    if (blocker) await cancelJob(svc.ctx, { service: 'suppliers', accountId }, blocker);
+    await suppliers.close();
+  }
 });
 
 test('usage is shown against each quantum service\'s plan quota: qcos minutes and credits, core evaluations, the suppliers\' jobs per key today', async () => {

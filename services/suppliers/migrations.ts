@@ -92,4 +92,15 @@ CREATE TABLE supplier_objects (
 );
 `,
   },
+  {
+    // A cancel asked for on the job's row by another service (the quantum jobs page of qcos,
+    // which has no connection to the suppliers): cancel-requests.ts answers it from the leader
+    // loop, and a refusal (the job started meanwhile) is kept beside it.
+    id: 'suppliers/0003_cancel_requests',
+    sql: `
+ALTER TABLE supplier_jobs ADD COLUMN cancel_requested_at timestamptz, ADD COLUMN cancel_refused text;
+--;
+CREATE INDEX supplier_jobs_cancel_requested ON supplier_jobs (cancel_requested_at) WHERE cancel_requested_at IS NOT NULL AND status IN ('queued', 'running');
+`,
+  },
 ];

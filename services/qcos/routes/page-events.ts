@@ -1,7 +1,7 @@
 /**
  * The jobs page's live updates as server-sent events, authenticated by the page's session cookie:
  * GET /console/jobs/events (`rows`: the list's rows with the page's filters, as GET /console/jobs
- * answers them) and GET /console/jobs/{id}/events (`status`: the job's status; the page renders
+ * answers them; `cards`: the usage and balance cards, when a job's change moved them) and GET /console/jobs/{id}/events (`status`: the job's status; the page renders
  * itself anew when it changes).
  *
  * The server pushes a change as it sees one: a cancel through the page wakes the account's
@@ -35,11 +35,17 @@ export interface JobEventsOptions {
   state: (accountId: string) => Promise<AccountJobsState>;
   /** The list's rows for the request's filters (its query string). */
   rows: (accountId: string, query: unknown) => Promise<{ rows: string; active: number }>;
-  /** The job's status, or null when the account has no such job. */
-  status: (accountId: string, id: string) => Promise<string | null>;
+  /**
+   * The job's status and its state (the status, and a supplier job's open or refused cancel
+   * request: the page renders anew when it changes), or null when the account has no such job.
+   */
+  status: (accountId: string, id: string) => Promise<{ status: string; state: string } | null>;
+  /** The cards a job's change moves (usage, balance), rendered by element id. */
+  cards: (accountId: string) => Promise<Record<string, string>>;
 }
 
-type Wake = () => Promise<void>;
+/** `changed`: the account's jobs changed (not only the clock of a running one). */
+type Wake = (changed: boolean) => Promise<void>;
 
 export interface JobEvents {
   /** Wakes the account's streams now (a change made by this process). */
@@ -53,9 +59,9 @@ export function registerJobEvents(app: ServiceApp, o: JobEventsOptions): JobEven
   let timer: NodeJS.Timeout | null = null;
   let checking = false;
 
-  const wakeAll = async (accountId: string) => {
+  const wakeAll = async (accountId: string, changed: boolean) => {
     for (const wake of watched.get(accountId)?.wakes ?? []) {
-      await wake().catch((err: unknown) => app.log.warn({ err }, 'jobs page: live update failed'));
+      await wake(changed).catch((err: unknown) => app.log.warn({ err }, 'jobs page: live update failed'));
     }
   };
   const check = async () => {
@@ -65,8 +71,9 @@ export function registerJobEvents(app: ServiceApp, o: JobEventsOptions): JobEven
       for (const [accountId, w] of watched) {
         const s = await o.state(accountId);
         if (s.key === w.last && s.active === 0) continue;
+        const changed = s.key !== w.last;
         w.last = s.key;
-        await wakeAll(accountId);
+        await wakeAll(accountId, changed);
       }
     } catch (err) {
       app.log.warn({ err }, 'jobs page: reading the jobs for live updates failed');
@@ -97,14 +104,23 @@ export function registerJobEvents(app: ServiceApp, o: JobEventsOptions): JobEven
     const accountId = o.accountOf(req);
     const stream = streams.open(req, reply);
     let last = '';
-    const wake = async () => {
+    let lastCards = '';
+    const wake = async (changed: boolean) => {
       const r = await o.rows(accountId, req.query);
-      if (r.rows === last) return;
-      last = r.rows;
-      stream.send('rows', r);
+      if (r.rows !== last) {
+        last = r.rows;
+        stream.send('rows', r);
+      }
+      // The cards only when a job changed: a running job's ticking duration moves no figure of theirs.
+      if (!changed) return;
+      const cards = await o.cards(accountId);
+      const text = JSON.stringify(cards);
+      if (text === lastCards) return;
+      lastCards = text;
+      stream.send('cards', cards);
     };
     stream.onClose(watch(accountId, wake));
-    await wake();
+    await wake(true);
   });
 
   app.get(`${o.prefix}/console/jobs/:id/events`, { schema: { hide: true }, preHandler: o.guard }, async (req, reply) => {
@@ -113,10 +129,10 @@ export function registerJobEvents(app: ServiceApp, o: JobEventsOptions): JobEven
     const stream = streams.open(req, reply);
     let last: string | null = null;
     const wake = async () => {
-      const status = await o.status(accountId, id);
-      if (status === null || status === last) return;
-      last = status;
-      stream.send('status', { job_id: id, status });
+      const now = await o.status(accountId, id);
+      if (now === null || now.state === last) return;
+      last = now.state;
+      stream.send('status', now.state === now.status ? { job_id: id, status: now.status } : { job_id: id, status: now.status, state: now.state });
     };
     stream.onClose(watch(accountId, wake));
     await wake();
@@ -125,7 +141,7 @@ export function registerJobEvents(app: ServiceApp, o: JobEventsOptions): JobEven
   return {
     streams,
     poke(accountId) {
-      void wakeAll(accountId);
+      void wakeAll(accountId, true);
     },
   };
 }

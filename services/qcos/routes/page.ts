@@ -9,10 +9,12 @@
  * credit balance with its open holds. A job's page shows the circuit before and after optimization as diagrams
  * (engines/quantum/draw) with gate and depth counts, the counts as a histogram (the 32 most
  * frequent outcomes, the rest summed), the quality metrics, the evidence bundle when the job has
- * one, and cancel while the job can still be cancelled.
+ * one, and cancel while the job can still be cancelled (a supplier job's through the suppliers
+ * service: page-supplier-cancel.ts).
  *
- * Live: web/qcos.js follows server-sent events (page-events.ts): the list's rows as the server
- * sees them change, and on a job's page its status (the page renders anew when it changes).
+ * Live: web/qcos.js follows server-sent events (page-events.ts): the list's rows, and the usage
+ * and balance cards, as the server sees the account's jobs change, and on a job's page its
+ * status (the page renders anew when it changes).
  * GET /console/jobs and /console/jobs/{id}/status answer the same once, as JSON.
  */
 import { fileURLToPath } from 'node:url';
@@ -34,6 +36,7 @@ import { corePlan, supplierPlan } from '../../../platform/quantum-jobs/plans.ts'
 import type { QcosDeps } from './context.ts';
 import { registerJobEvents, type AccountJobsState } from './page-events.ts';
 import { measuredDistance } from './page-quality.ts';
+import { cancelMark, requestSupplierCancel, supplierCancel, type SupplierCancel } from './page-supplier-cancel.ts';
 
 export const SERVICES: Record<string, string> = {
   qcos: 'QCOS (1)',
@@ -92,6 +95,16 @@ export async function listAccountJobs(deps: QcosDeps, accountId: string, f: { st
         costUsd: j.price === null ? (j.kind === 'run' ? 0 : null) : Number(j.price) / 1e6,
       });
     }
+  }
+  // An emulated supplier job costs what the suppliers price it at (their row), not a list price of the job system.
+  const emulated = rows.filter((r) => r.service === 'suppliers').map((r) => r.id);
+  if (emulated.length && (await hasTable(deps, 'supplier_jobs'))) {
+    const priced = await deps.ctx.db.query<{ quantum_job_id: string; micros: string }>(
+      'SELECT quantum_job_id, COALESCE(charged_micros, estimated_micros) AS micros FROM supplier_jobs WHERE account_id = $1 AND quantum_job_id = ANY($2::text[])',
+      [accountId, emulated],
+    );
+    const cost = new Map(priced.map((p) => [p.quantum_job_id, Number(p.micros) / 1e6]));
+    for (const r of rows) if (cost.has(r.id)) r.costUsd = cost.get(r.id)!;
   }
   if ((!f.service || f.service === 'suppliers') && (await hasTable(deps, 'supplier_jobs'))) {
     // Remote supplier jobs: the emulated ones are already listed from the shared job table.
@@ -219,7 +232,7 @@ function meter(m: Meter): SafeHtml {
   const pct = m.included ? Math.min(100, Math.round((100 * m.used) / m.included)) : null;
   const n = (v: number) => (!m.decimals ? String(v) : v > 0 && v < 10 ** -m.decimals / 2 ? `< ${(10 ** -m.decimals).toFixed(m.decimals)}` : v.toFixed(m.decimals));
   const unit = m.unit ? ` ${m.unit}` : '';
-  return html`<div class="meter" data-meter="${m.label}" data-used="${Math.round(m.used * 1e6) / 1e6}" data-included="${m.included ?? ''}"><div class="meter-label">${m.label}: <strong>${n(m.used)}</strong>${m.included !== null ? ` of ${m.included}${unit}` : unit}${m.held > 0 ? html` <span class="muted">(+${n(m.held)} held)</span>` : ''}</div>
+  return html`<div class="meter" data-meter="${m.label}" data-used="${Math.round(m.used * 1e6) / 1e6}" data-held="${Math.round(m.held * 1e6) / 1e6}" data-included="${m.included ?? ''}"><div class="meter-label">${m.label}: <strong>${n(m.used)}</strong>${m.included !== null ? ` of ${m.included}${unit}` : unit}${m.held > 0 ? html` <span class="muted">(+${n(m.held)} held)</span>` : ''}</div>
 ${pct !== null ? html`<progress max="100" value="${pct}">${pct} %</progress>` : ''}</div>`;
 }
 
@@ -318,7 +331,7 @@ export async function registerPage(app: ServiceApp, deps: QcosDeps, prefix: stri
     badCredentials: () => qcosError('UNAUTHORIZED', 'Invalid email or password'),
   });
   const assets = await serveAssets(app, { dir: fileURLToPath(new URL('../web/', import.meta.url)), prefix: `${prefix}/assets` });
-  const page = { styles: [assets.url('qcos.css')], scripts: [assets.url('qcos.js')], icon: assets.url('icon.svg') };
+  const page = { styles: [assets.url('qcos.css')], modules: [assets.url('qcos.js')], icon: assets.url('icon.svg') };
   const hidden = { hide: true };
   const guard = sessions.required();
   const serviceIds = Object.keys(SERVICES);
@@ -337,7 +350,17 @@ export async function registerPage(app: ServiceApp, deps: QcosDeps, prefix: stri
       const rows = await listAccountJobs(deps, accountId, filters(query));
       return { rows: jobRows(rows, prefix).value, active: rows.filter((r) => ACTIVE.has(r.status)).length };
     },
-    status: async (accountId, id) => (await ownJob(accountId, id))?.job.status ?? (await remoteSupplierJob(deps, accountId, id))?.status ?? null,
+    status: async (accountId, id) => {
+      const read = await ownJob(accountId, id);
+      const status = read?.job.status ?? (await remoteSupplierJob(deps, accountId, id))?.status;
+      if (!status) return null;
+      const supplier = !read || read.job.service === 'suppliers' ? await supplierCancel(deps.ctx.db, accountId, id) : null;
+      return { status, state: status + cancelMark(supplier, ACTIVE.has(status)) };
+    },
+    cards: async (accountId) => {
+      const [usage, balance] = await Promise.all([usageLines(deps, accountId), balanceCard(deps, accountId)]);
+      return { usage: usageCard(usage).value, balance: balance.value };
+    },
   });
   app.get(`${prefix}/console/jobs`, { schema: hidden, preHandler: guard }, async (req) => {
     const rows = await listAccountJobs(deps, sessions.of(req).accountId, filters(req.query));
@@ -354,10 +377,21 @@ export async function registerPage(app: ServiceApp, deps: QcosDeps, prefix: stri
     if (!read) throw qcosError('NOT_FOUND', 'Job not found');
     return { job_id: read.job.id, status: read.job.status };
   });
-  app.post(`${prefix}/console/jobs/:id/cancel`, { schema: hidden, preHandler: guard }, async (req) => {
+  app.post(`${prefix}/console/jobs/:id/cancel`, { schema: hidden, preHandler: guard }, async (req, reply) => {
     const accountId = sessions.of(req).accountId;
     const id = (req.params as { id: string }).id;
     const read = await ownJob(accountId, id);
+    // A supplier job's cancel goes through the suppliers service (page-supplier-cancel.ts): accepted, answered there.
+    const supplier = !read || read.job.service === 'suppliers' ? (await hasTable(deps, 'supplier_jobs')) && (await supplierCancel(deps.ctx.db, accountId, id)) : null;
+    if (supplier) {
+      const asked = await requestSupplierCancel(deps.ctx.db, accountId, supplier.rowId, deps.ctx.now());
+      if (asked === 'not_queued') {
+        const status = read?.job.status ?? (await remoteSupplierJob(deps, accountId, id))?.status;
+        throw qcosError('CONFLICT', `Job ${id} is ${status}: a supplier cancels only jobs still queued`, { status });
+      }
+      live.poke(accountId);
+      return reply.code(202).send({ job_id: id, cancel: 'requested' });
+    }
     if (!read) throw qcosError('NOT_FOUND', `Job ${id} not found`);
     const out = await cancelJob(deps.ctx, { service: read.job.service, accountId }, id);
     if (out.outcome === 'not_found') throw qcosError('NOT_FOUND', `Job ${id} not found`);
@@ -419,28 +453,35 @@ export async function registerPage(app: ServiceApp, deps: QcosDeps, prefix: stri
     const id = (req.params as { id: string }).id;
     const read = await ownJob(session.accountId, id);
     const remote = read ? null : await remoteSupplierJob(deps, session.accountId, id);
-    if (remote) return sendPage(reply, { ...page, title: `Job ${id} · Lattice quantum jobs`, body: html`${header(session, prefix)}${remoteJobView(remote)}` });
+    if (remote) {
+      const cancel = await supplierCancel(deps.ctx.db, session.accountId, id);
+      return sendPage(reply, { ...page, title: `Job ${id} · Lattice quantum jobs`, body: html`${header(session, prefix)}${remoteJobView(remote, cancel)}` });
+    }
     if (!read) {
       return sendPage(reply, { ...page, title: 'Job not found · Lattice quantum jobs', body: html`${header(session, prefix)}<main><section class="card"><h2>Job not found</h2><p>No job <code>${id}</code> in this account.</p></section></main>` }, 404);
     }
     const job = read.job as QuantumJob<JobInput & { list_price_micros?: number }>;
     const result = read.result;
     const active = ACTIVE.has(job.status);
+    // An emulated supplier job is cancelled by the suppliers service, while still queued.
+    const supplier = job.service === 'suppliers' ? await supplierCancel(deps.ctx.db, session.accountId, job.id) : null;
+    const cancellable = supplier ? supplier.cancellable : active;
     const hist = result && Object.keys(result.counts ?? {}).length ? histogram(result.counts) : null;
     const q = result?.quality;
     const o = result?.optimization;
     const evidence = await evidenceOf(job, result, session.accountId);
     const measured = result && job.input.task.qasm && Object.keys(result.counts ?? {}).length ? measuredDistance(job.input.task.qasm, result.counts) : null;
     const body = html`${header(session, prefix)}
-<main class="job-page" id="job" data-job-id="${job.id}" data-status="${job.status}" data-active="${active ? 'yes' : 'no'}">
+<main class="job-page" id="job" data-job-id="${job.id}" data-status="${job.status}" data-active="${active ? 'yes' : 'no'}" data-state="${job.status + cancelMark(supplier, active)}">
   <section class="card">
     <div class="row spread"><h2>Job <code>${job.id}</code> <span class="status ${job.status}" id="job-status">${job.status}</span></h2>
-    ${active ? html`<button type="button" class="danger" id="cancel">Cancel job</button>` : ''}</div>
+    ${cancellable ? html`<button type="button" class="danger" id="cancel">Cancel job</button>` : ''}</div>
     <p class="error" id="cancel-error" hidden></p>
+    ${supplier ? supplierCancelNote(supplier, active) : ''}
     <dl class="facts">
       <dt>Service</dt><dd>${SERVICES[job.service] ?? job.service}</dd><dt>Backend</dt><dd>${job.backend}</dd><dt>Kind</dt><dd>${job.kind}</dd>
       <dt>Shots</dt><dd>${job.input.task.shots}</dd><dt>Submitted</dt><dd>${when(job.createdAt)}</dd><dt>Finished</dt><dd>${when(job.finishedAt)}</dd>
-      <dt>Run time</dt><dd>${dur(job.executionMs)}</dd><dt>List price</dt><dd>${usd(typeof job.input.list_price_micros === 'number' ? job.input.list_price_micros / 1e6 : 0)}</dd>
+      <dt>Run time</dt><dd>${dur(job.executionMs)}</dd>${supplier ? html`<dt>Cost</dt><dd>${usd(supplier.costMicros / 1e6)}${supplier.charged ? '' : html` <span class="muted">estimated</span>`}</dd>` : html`<dt>List price</dt><dd>${usd(typeof job.input.list_price_micros === 'number' ? job.input.list_price_micros / 1e6 : 0)}</dd>`}
       ${job.error ? html`<dt>Error</dt><dd class="error">${job.error.code}: ${job.error.message}</dd>` : ''}
     </dl>
   </section>
@@ -521,19 +562,33 @@ async function remoteSupplierJob(deps: QcosDeps, accountId: string, id: string):
 }
 
 /**
- * A remote supplier job's page: what the suppliers' table records of it. Cancelling one asks the
- * supplier itself (only the suppliers service holds that connection), so the page names the
- * suppliers API call instead of a button.
+ * What a supplier job's cancel is waiting for, or why the supplier refused it. The request is
+ * answered by the suppliers service (page-supplier-cancel.ts); the page renders anew when it is.
  */
-function remoteJobView(j: RemoteSupplierJob): SafeHtml {
+function supplierCancelNote(c: SupplierCancel, active: boolean): SafeHtml {
+  if (c.requestedAt && active) {
+    return html`<p class="notice" id="cancel-requested">Cancel requested at ${when(c.requestedAt)} UTC: the suppliers service asks the supplier, and this page shows the answer.</p>`;
+  }
+  if (c.refused) return html`<p class="error" id="cancel-refused">The supplier did not cancel the job: ${c.refused}</p>`;
+  if (active && !c.cancellable) return html`<p class="muted" id="cancel-note">A supplier cancels only jobs still waiting in its queue; this one has started.</p>`;
+  return html``;
+}
+
+/**
+ * A remote supplier job's page: what the suppliers' table records of it, and cancel while it is
+ * still queued (asked of the supplier by the suppliers service, which holds that connection).
+ */
+function remoteJobView(j: RemoteSupplierJob, cancel: SupplierCancel | null): SafeHtml {
   const active = ACTIVE.has(j.status);
   const counts = j.result?.counts ?? {};
   const hist = Object.keys(counts).length ? histogram(counts) : null;
   const measured = hist ? measuredDistance(j.qasm, counts) : null;
-  return html`<main class="job-page" id="job" data-job-id="${j.id}" data-status="${j.status}" data-active="${active ? 'yes' : 'no'}" data-origin="supplier">
+  return html`<main class="job-page" id="job" data-job-id="${j.id}" data-status="${j.status}" data-active="${active ? 'yes' : 'no'}" data-origin="supplier" data-state="${j.status + cancelMark(cancel, active)}">
   <section class="card">
-    <div class="row spread"><h2>Job <code>${j.id}</code> <span class="status ${j.status}" id="job-status">${j.status}</span></h2></div>
-    ${j.status === 'queued' ? html`<p class="muted" id="remote-cancel">Still queued at the supplier: cancel it through the suppliers API (interface 2 or 4) with the key that submitted it; this page follows the change.</p>` : ''}
+    <div class="row spread"><h2>Job <code>${j.id}</code> <span class="status ${j.status}" id="job-status">${j.status}</span></h2>
+    ${cancel?.cancellable ? html`<button type="button" class="danger" id="cancel">Cancel job</button>` : ''}</div>
+    <p class="error" id="cancel-error" hidden></p>
+    ${cancel ? supplierCancelNote(cancel, active) : ''}
     <dl class="facts">
       <dt>Service</dt><dd>${SERVICES.suppliers} · remote</dd><dt>Supplier</dt><dd>${j.provider}</dd><dt>Backend</dt><dd>${j.backend}</dd>
       <dt>Supplier's status</dt><dd>${j.remoteStatus ?? '—'}${j.remoteId ? html` <span class="muted">(<code>${j.remoteId}</code>)</span>` : ''}</dd>

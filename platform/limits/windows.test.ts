@@ -19,8 +19,11 @@ after(async () => {
 let n = 0;
 const subject = () => `test:${process.pid}:${++n}`;
 const minute = (limit: number | null): LimitWindow => ({ name: 'minute', limit, ms: MINUTE });
-// A fixed instant well inside a minute, so no test crosses a window boundary.
-const at = new Date('2026-11-27T10:00:20Z');
+// An instant 20 s into a minute that begins ten minutes from now: well inside its window, so no
+// test crosses a boundary, and still to come, so slices given back to it are counted (units of a
+// window that has ended stay spent). A fixed date would turn every test into a past window.
+const windowStart = (Math.floor(Date.now() / MINUTE) + 10) * MINUTE;
+const at = new Date(windowStart + 20_000);
 
 async function taken(s: string, ms = MINUTE): Promise<number> {
   const rows = await t.db.query<{ taken: number | string }>('SELECT taken FROM limit_windows WHERE subject = $1 AND window_ms = $2', [s, ms]);
@@ -37,9 +40,9 @@ describe('one limiter', () => {
     const refused = results[5]!;
     assert.ok(!refused.ok);
     assert.equal(refused.retryAfterSeconds, 40);
-    assert.equal(refused.resetAt, Date.parse('2026-11-27T10:01:00Z'));
+    assert.equal(refused.resetAt, windowStart + MINUTE);
     // The next window starts afresh.
-    assert.equal((await limiter.take(s, [minute(5)], new Date('2026-11-27T10:01:00.001Z'))).ok, true);
+    assert.equal((await limiter.take(s, [minute(5)], new Date(windowStart + MINUTE + 1))).ok, true);
     await limiter.close();
   });
 

@@ -111,16 +111,19 @@ test('gnss replay --gpsd reads epochs from a gpsd server', async () => {
   await assert.rejects(run(['replay', '--gpsd', 'nocolon']), /--gpsd must be host:port/);
 });
 
-test('gnss solve runs the Kalman filter by default and says which model it used; --solver spp and --dynamics static choose, bad values are refused', async () => {
+test('gnss solve runs the Kalman filter by default and says which model it used; --solver spp, --dynamics static and --ionosphere choose, bad values are refused', async () => {
   const def = JSON.parse(await run(['solve', '--obs', `${rinex}07590920.05o`, '--nav', `${rinex}07590920.05n`, '--json'])) as { summary: { positioning: unknown; fixes: number } };
-  assert.deepEqual(def.summary.positioning, { mode: 'kalman', dynamics: 'moving', smoothing: true, combined: false });
+  assert.deepEqual(def.summary.positioning, { mode: 'kalman', dynamics: 'moving', smoothing: true, combined: false, ionosphere: 'broadcast' });
   assert.equal(def.summary.fixes, 120);
   const text = await run(['solve', '--obs', `${rinex}07590920.05o`, '--nav', `${rinex}07590920.05n`, '--dynamics', 'static']);
   assert.match(text.trim().split('\n').at(-1) ?? '', /0759: 120\/120 epochs fixed, .*; Kalman filter, static receiver$/);
   const spp = JSON.parse(await run(['solve', '--obs', `${rinex}07590920.05o`, '--nav', `${rinex}07590920.05n`, '--solver', 'spp', '--json'])) as { summary: { positioning: unknown; horizontal_rms_m: number } };
-  assert.deepEqual(spp.summary.positioning, { mode: 'spp' });
+  assert.deepEqual(spp.summary.positioning, { mode: 'spp', ionosphere: 'broadcast' });
+  const iflc = await run(['solve', '--obs', `${rinex}07590920.05o`, '--nav', `${rinex}07590920.05n`, '--ionosphere', 'dual-frequency']);
+  assert.match(iflc.trim().split('\n').at(-1) ?? '', /0759: 120\/120 epochs fixed, .*; Kalman filter, moving receiver, ionosphere-free code where the data has it$/);
   const combined = JSON.parse(await run(['solve', '--obs', `${rinex}07590920.05o`, '--nav', `${rinex}07590920.05n`, '--dynamics', 'static', '--combined', '--json'])) as { summary: { horizontal_rms_m: number } };
   assert.ok(combined.summary.horizontal_rms_m < spp.summary.horizontal_rms_m);
   await assert.rejects(run(['solve', '--obs', `${rinex}07590920.05o`, '--nav', `${rinex}07590920.05n`, '--dynamics', 'parked']), /--dynamics must be static or moving, got "parked"/);
   await assert.rejects(run(['solve', '--obs', `${rinex}07590920.05o`, '--nav', `${rinex}07590920.05n`, '--solver', 'rtk']), /--solver must be kalman or spp, got "rtk"/);
+  await assert.rejects(run(['solve', '--obs', `${rinex}07590920.05o`, '--nav', `${rinex}07590920.05n`, '--ionosphere', 'ionex']), /--ionosphere must be broadcast or dual-frequency, got "ionex"/);
 });

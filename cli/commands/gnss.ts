@@ -50,13 +50,15 @@ export function register(program: Command, write: (text: string) => void = (text
     .option('--solver <kalman|spp>', 'kalman: smoothed pseudoranges through the position-velocity-clock filter; spp: each epoch on its own', 'kalman')
     .option('--dynamics <static|moving>', 'motion model of the Kalman filter: static for a fixed antenna, moving otherwise', 'moving')
     .option('--combined', 'with the Kalman filter: also run it backwards over the file and combine both per epoch (post-processing)')
+    .option('--ionosphere <broadcast|dual-frequency>', 'broadcast: L1 code with the Klobuchar model; dual-frequency: the ionosphere-free code combination where the data has it', 'broadcast')
     .option('--json', 'print one JSON object {epochs, summary}')
-    .action(async (opts: { obs: string; nav: string; elevationMask: string; solver: string; dynamics: string; combined?: boolean; json?: boolean }) => {
+    .action(async (opts: { obs: string; nav: string; elevationMask: string; solver: string; dynamics: string; combined?: boolean; ionosphere: string; json?: boolean }) => {
       const { parseObs, parseNav, solveFile, time } = await loadEngine();
       const mask = Number(opts.elevationMask);
       if (!Number.isFinite(mask) || mask < 0 || mask >= 90) throw new Error(`--elevation-mask must be a number of degrees in [0, 90), got "${opts.elevationMask}"`);
       if (opts.solver !== 'kalman' && opts.solver !== 'spp') throw new Error(`--solver must be kalman or spp, got "${opts.solver}"`);
       if (opts.dynamics !== 'static' && opts.dynamics !== 'moving') throw new Error(`--dynamics must be static or moving, got "${opts.dynamics}"`);
+      if (opts.ionosphere !== 'broadcast' && opts.ionosphere !== 'dual-frequency') throw new Error(`--ionosphere must be broadcast or dual-frequency, got "${opts.ionosphere}"`);
       const obs = parseObs(readText(opts.obs));
       const nav = parseNav(readText(opts.nav));
       const mismatch = navMismatch(
@@ -65,7 +67,7 @@ export function register(program: Command, write: (text: string) => void = (text
         time.gpsToIso,
       );
       if (mismatch) throw new Error(`${opts.nav} ${mismatch}`);
-      const result = solveFile(obs, nav, { elevationMaskDeg: mask }, {}, { mode: opts.solver, dynamics: opts.dynamics, combined: opts.combined === true });
+      const result = solveFile(obs, nav, { elevationMaskDeg: mask }, {}, { mode: opts.solver, dynamics: opts.dynamics, combined: opts.combined === true, ionosphere: opts.ionosphere });
       if (opts.json) {
         write(`${JSON.stringify(result)}\n`);
         return;
@@ -81,7 +83,9 @@ export function register(program: Command, write: (text: string) => void = (text
         );
       }
       const s = result.summary;
-      const solver = s.positioning.mode === 'kalman' ? `Kalman filter${s.positioning.combined ? ' (forward-backward combined)' : ''}, ${s.positioning.dynamics} receiver` : 'single-point';
+      const solver =
+        (s.positioning.mode === 'kalman' ? `Kalman filter${s.positioning.combined ? ' (forward-backward combined)' : ''}, ${s.positioning.dynamics} receiver` : 'single-point') +
+        (s.positioning.ionosphere === 'dual-frequency' ? ', ionosphere-free code where the data has it' : '');
       write(
         `${s.marker}: ${s.fixes}/${s.epochs} epochs fixed` +
           (s.horizontal_rms_m !== undefined ? `, horizontal RMS ${s.horizontal_rms_m} m, vertical RMS ${s.vertical_rms_m} m against the header position` : '') +

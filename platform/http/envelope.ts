@@ -1,27 +1,15 @@
 /**
  * The `{success: true, data}` / `{success: false, error: {code, message}}` envelope shared by the
- * services whose spec names it (core, interface 3; positioning, interface 7). Each service keeps
- * its own catalogue of codes; this builds from it the error constructor, the formatter that puts
- * every failure (its own and the platform's) in the envelope, and the schemas declared once for
- * OpenAPI.
+ * services whose spec names it (core, interface 3; positioning, interface 7): the shape given to
+ * error-shape.ts (where the platform's refusals land, the error body), the success wrapper, and
+ * the schemas declared once for OpenAPI. Each service keeps only its catalogue of codes.
  */
 import { Type, type TSchema } from 'typebox';
-import { ApiError, type ErrorFormatter } from './errors.ts';
+import type { ApiError } from './errors.ts';
+import { errorShape } from './error-shape.ts';
 
 /** The catalogue codes the platform's own refusals land on; every envelope catalogue has them. */
 type PlatformTarget = 'INVALID_REQUEST' | 'UNSUPPORTED_MEDIA_TYPE' | 'NOT_FOUND' | 'INTERNAL_ERROR' | 'RATE_LIMIT_EXCEEDED';
-
-/** The platform's own codes (validation, malformed JSON, unknown routes...) in the envelope's words. */
-const PLATFORM_CODES: Record<string, PlatformTarget> = {
-  validation_error: 'INVALID_REQUEST',
-  invalid_json: 'INVALID_REQUEST',
-  body_too_large: 'INVALID_REQUEST',
-  bad_request: 'INVALID_REQUEST',
-  unsupported_media_type: 'UNSUPPORTED_MEDIA_TYPE',
-  not_found: 'NOT_FOUND',
-  internal_error: 'INTERNAL_ERROR',
-  rate_limited: 'RATE_LIMIT_EXCEEDED',
-};
 
 /** The success envelope of a route's data. */
 export function envelope<T extends TSchema>(data: T) {
@@ -52,15 +40,22 @@ export function envelopeCatalogue<const C extends Record<PlatformTarget, number>
   description: string;
 }) {
   const { codes, schemaId, description } = options;
+  const shape = errorShape({
+    codes,
+    platform: {
+      invalid: 'INVALID_REQUEST',
+      unsupportedMediaType: 'UNSUPPORTED_MEDIA_TYPE',
+      rateLimited: 'RATE_LIMIT_EXCEEDED',
+      notFound: 'NOT_FOUND',
+      internal: 'INTERNAL_ERROR',
+    },
+    body: (code, e) => ({ success: false, error: { code, message: e.message } }),
+  });
 
+  /** The envelope carries no details, so an error here is its code, its words and its headers. */
   function error(code: keyof C & string, message: string, headers: Record<string, string> = {}): ApiError {
-    return new ApiError(codes[code], code, message, {}, headers);
+    return shape.error(code, message, {}, headers);
   }
-
-  const format: ErrorFormatter = (e) => {
-    const code = e.code in codes ? e.code : (PLATFORM_CODES[e.code] ?? (e.status >= 500 ? 'INTERNAL_ERROR' : 'INVALID_REQUEST'));
-    return { success: false, error: { code, message: e.message } };
-  };
 
   const schema = Type.Object(
     {
@@ -78,5 +73,5 @@ export function envelopeCatalogue<const C extends Record<PlatformTarget, number>
     return { [status]: envelope(data), '4xx': schema, '5xx': schema } as const;
   }
 
-  return { error, format, schema, responses };
+  return { error, format: shape.format, schema, responses };
 }

@@ -1,9 +1,10 @@
 /**
  * One service's refusals in the body shape its spec names, from its catalogue of codes: the
  * error constructor routes throw, and the formatter that puts every failure (the service's own
- * and the platform's: malformed JSON, schema failures, unknown routes) in that shape. A service
- * keeps only its codes, where the platform's refusals land, and its body. (Core and nav, whose
- * specs name the `{success, data}` envelope, use envelope.ts.)
+ * and the platform's: malformed JSON, schema failures, unknown routes, rate limits) in that
+ * shape. Every service formats its errors through this; a service keeps only its codes, where
+ * the platform's refusals land, and its body (the shapes several services share are here and
+ * in envelope.ts).
  *
  * @example
  * const shape = errorShape({
@@ -18,14 +19,24 @@ import { ApiError, type ErrorFormatter, type ErrorInfo } from './errors.ts';
 
 /** Where the platform's own refusals land in a service's catalogue. */
 export interface PlatformTargets<C extends string> {
-  /** Malformed JSON, oversized bodies, bad requests, unsupported media types, and any other refusal below 500 the catalogue does not know. */
+  /** Malformed JSON, oversized bodies, bad requests, and any other refusal below 500 the catalogue does not know. */
   invalid: C;
   /** Schema failures (wrong types, missing fields); left out, `invalid`. */
   validation?: C;
+  /** A body that is not JSON (415); left out, `invalid`. */
+  unsupportedMediaType?: C;
+  /** The platform's own rate limit (`rate_limited`, 429); left out, as any refusal the catalogue does not know. */
+  rateLimited?: C;
   /** Unknown routes. */
   notFound: C;
   /** Failures of the server, and any 5xx the catalogue does not know. */
   internal: C;
+  /**
+   * For a spec whose codes follow the HTTP status (401, 403, 404, 429): every refusal the
+   * catalogue does not know answers by its status alone, whatever the platform's code
+   * (a status not listed: `internal` on a 5xx, `invalid` otherwise).
+   */
+  byStatus?: Readonly<Partial<Record<number, C>>>;
 }
 
 export function errorShape<const Codes extends Record<string, number>>(options: {
@@ -37,19 +48,22 @@ export function errorShape<const Codes extends Record<string, number>>(options: 
 }) {
   type Code = keyof Codes & string;
   const { codes, platform, body } = options;
-  const fromPlatform: Record<string, Code> = {
-    validation_error: platform.validation ?? platform.invalid,
-    invalid_json: platform.invalid,
-    body_too_large: platform.invalid,
-    bad_request: platform.invalid,
-    unsupported_media_type: platform.invalid,
-    not_found: platform.notFound,
-    internal_error: platform.internal,
-  };
+  const fromPlatform = new Map<string, Code>([
+    ['validation_error', platform.validation ?? platform.invalid],
+    ['invalid_json', platform.invalid],
+    ['body_too_large', platform.invalid],
+    ['bad_request', platform.invalid],
+    ['unsupported_media_type', platform.unsupportedMediaType ?? platform.invalid],
+    ['not_found', platform.notFound],
+    ['internal_error', platform.internal],
+  ]);
+  if (platform.rateLimited) fromPlatform.set('rate_limited', platform.rateLimited);
 
   /** The catalogue code an error answers with: a code the catalogue does not know never reaches a client. */
   function codeOf(error: ErrorInfo): Code {
-    return fromPlatform[error.code] ?? (error.code in codes ? (error.code as Code) : error.status >= 500 ? platform.internal : platform.invalid);
+    if (Object.hasOwn(codes, error.code)) return error.code as Code;
+    const known = platform.byStatus ? platform.byStatus[error.status] : fromPlatform.get(error.code);
+    return known ?? (error.status >= 500 ? platform.internal : platform.invalid);
   }
 
   function error(code: Code, message: string, extra: Record<string, unknown> = {}, headers: Record<string, string> = {}): ApiError {
@@ -78,4 +92,15 @@ export function nestedErrorSchema(codes: Record<string, number>, $id: string, de
     },
     { $id, description },
   );
+}
+
+/**
+ * `{detail: <message>}`, the body of the licensing variants: their refusals carry no code (a
+ * client reads the status and the words), so there is no catalogue to map onto, only the body
+ * and its schema, declared once under `$id`.
+ */
+export function detailShape($id: string, description: string) {
+  const format: ErrorFormatter = (error) => ({ detail: error.message });
+  const schema = Type.Object({ detail: Type.String({ description: 'What went wrong, in words.' }) }, { $id, description });
+  return { format, schema };
 }

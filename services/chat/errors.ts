@@ -4,35 +4,27 @@
  * `limit`, `limitValue` and `resetsAt` added on the daily-limit 429.
  */
 import { Type } from 'typebox';
-import { ApiError, type ErrorFormatter } from '../../platform/http/errors.ts';
+import { ApiError } from '../../platform/http/errors.ts';
+import { errorShape } from '../../platform/http/error-shape.ts';
 
-export type ChatErrorType =
-  | 'invalid_request_error'
-  | 'authentication_error'
-  | 'not_found_error'
-  | 'rate_limit_error'
-  | 'server_error';
+/** The error types and the status each usually answers with (a model's failure keeps its own status). */
+export const CHAT_TYPES = {
+  invalid_request_error: 400,
+  authentication_error: 401,
+  not_found_error: 404,
+  rate_limit_error: 429,
+  server_error: 500,
+} as const;
 
-const PLATFORM_CODES: Record<string, ChatErrorType> = {
-  validation_error: 'invalid_request_error',
-  invalid_json: 'invalid_request_error',
-  body_too_large: 'invalid_request_error',
-  unsupported_media_type: 'invalid_request_error',
-  bad_request: 'invalid_request_error',
-  not_found: 'not_found_error',
-  internal_error: 'server_error',
-};
-const TYPES = new Set<string>(['invalid_request_error', 'authentication_error', 'not_found_error', 'rate_limit_error', 'server_error']);
+export type ChatErrorType = keyof typeof CHAT_TYPES;
 
-function typeOf(code: string, status: number): ChatErrorType {
-  if (TYPES.has(code)) return code as ChatErrorType;
-  return PLATFORM_CODES[code] ?? (status >= 500 ? 'server_error' : 'invalid_request_error');
-}
-
-export const formatChatError: ErrorFormatter = (error) => ({
-  error: { message: error.message, type: typeOf(error.code, error.status), ...error.extra },
+export const { format: formatChatError } = errorShape({
+  codes: CHAT_TYPES,
+  platform: { invalid: 'invalid_request_error', notFound: 'not_found_error', internal: 'server_error' },
+  body: (type, error) => ({ error: { message: error.message, type, ...error.extra } }),
 });
 
+/** A refusal of `type` with the status of its case: a type answers more than one (a model's failure keeps the upstream's status). */
 export function chatError(status: number, type: ChatErrorType, message: string, extra: Record<string, unknown> = {}, headers: Record<string, string> = {}): ApiError {
   return new ApiError(status, type, message, extra, headers);
 }

@@ -1,10 +1,4 @@
 /** Variant C errors: every body is `{detail: <string>}`, declared once for the docs. */
-import { Type } from 'typebox';
-import type { ErrorFormatter } from '../../platform/http/errors.ts';
+import { detailShape } from '../../platform/http/error-shape.ts';
 
-export const formatDetailError: ErrorFormatter = (error) => ({ detail: error.message });
-
-export const CDetailError = Type.Object(
-  { detail: Type.String({ description: 'What went wrong, in words.' }) },
-  { $id: 'CDetailError', description: 'Error body of licensing variant C.' },
-);
+export const { format: formatDetailError, schema: CDetailError } = detailShape('CDetailError', 'Error body of licensing variant C.');

@@ -1,10 +1,4 @@
-/** Licensing errors (variants A, B and C): every error body is `{detail: <string>}`. */
-import { Type } from 'typebox';
-import type { ErrorFormatter } from '../../platform/http/errors.ts';
+/** Licensing errors (variants A and B): every error body is `{detail: <string>}`. */
+import { detailShape } from '../../platform/http/error-shape.ts';
 
-export const formatLicensingError: ErrorFormatter = (error) => ({ detail: error.message });
-
-export const DetailError = Type.Object(
-  { detail: Type.String({ description: 'What went wrong, in words.' }) },
-  { $id: 'DetailError', description: 'Error body of the licensing service.' },
-);
+export const { format: formatLicensingError, schema: DetailError } = detailShape('DetailError', 'Error body of the licensing service.');

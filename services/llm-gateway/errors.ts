@@ -4,35 +4,27 @@
  * routes) map to the spec's types here, so no route builds an error body by hand.
  */
 import { Type } from 'typebox';
-import { ApiError, type ErrorFormatter } from '../../platform/http/errors.ts';
+import { ApiError } from '../../platform/http/errors.ts';
+import { errorShape } from '../../platform/http/error-shape.ts';
 
-export type ErrorType =
-  | 'invalid_request_error'
-  | 'authentication_error'
-  | 'insufficient_quota'
-  | 'permission_error'
-  | 'not_found_error'
-  | 'rate_limit_error'
-  | 'server_error';
+/** The spec's error types and the status each usually answers with (the table gives some others, e.g. 503 server_error). */
+export const GATEWAY_TYPES = {
+  invalid_request_error: 400,
+  authentication_error: 401,
+  insufficient_quota: 402,
+  permission_error: 403,
+  not_found_error: 404,
+  rate_limit_error: 429,
+  server_error: 500,
+} as const;
 
-const PLATFORM_CODES: Record<string, ErrorType> = {
-  validation_error: 'invalid_request_error',
-  invalid_json: 'invalid_request_error',
-  body_too_large: 'invalid_request_error',
-  unsupported_media_type: 'invalid_request_error',
-  bad_request: 'invalid_request_error',
-  not_found: 'not_found_error',
-  internal_error: 'server_error',
-};
+export type ErrorType = keyof typeof GATEWAY_TYPES;
 
-const TYPES = new Set<string>(['invalid_request_error', 'authentication_error', 'insufficient_quota', 'permission_error', 'not_found_error', 'rate_limit_error', 'server_error']);
-
-function typeOf(code: string, status: number): ErrorType {
-  if (TYPES.has(code)) return code as ErrorType;
-  return PLATFORM_CODES[code] ?? (status >= 500 ? 'server_error' : 'invalid_request_error');
-}
-
-export const formatGatewayError: ErrorFormatter = (error) => ({ error: { message: error.message, type: typeOf(error.code, error.status) } });
+export const { format: formatGatewayError } = errorShape({
+  codes: GATEWAY_TYPES,
+  platform: { invalid: 'invalid_request_error', notFound: 'not_found_error', internal: 'server_error' },
+  body: (type, error) => ({ error: { message: error.message, type } }),
+});
 
 /** An error of the spec's table. `modelLayer` errors reached the model layer and carry X-Service-Request-Id. */
 export function gatewayError(status: number, type: ErrorType, message: string, modelLayerRequestId?: string): ApiError {

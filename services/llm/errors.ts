@@ -5,20 +5,10 @@
  * `retry_after` is in seconds, set on 429 and null otherwise.
  */
 import { Type } from 'typebox';
-import { ApiError, type ErrorFormatter } from '../../platform/http/errors.ts';
+import type { ApiError } from '../../platform/http/errors.ts';
+import { errorShape } from '../../platform/http/error-shape.ts';
 
-export type QCode =
-  | 'UNAUTHORIZED'
-  | 'FORBIDDEN'
-  | 'NOT_FOUND'
-  | 'RATE_LIMITED'
-  | 'INVALID_REQUEST'
-  | 'MODEL_NOT_FOUND'
-  | 'TENANT_NOT_FOUND'
-  | 'TRAINING_FAILED'
-  | 'INTERNAL_ERROR';
-
-const STATUS: Record<QCode, number> = {
+export const Q_CODES = {
   UNAUTHORIZED: 401,
   FORBIDDEN: 403,
   NOT_FOUND: 404,
@@ -28,32 +18,33 @@ const STATUS: Record<QCode, number> = {
   TENANT_NOT_FOUND: 404,
   TRAINING_FAILED: 500,
   INTERNAL_ERROR: 500,
-};
+} as const;
+
+export type QCode = keyof typeof Q_CODES;
+
+const shape = errorShape({
+  codes: Q_CODES,
+  // Q's codes follow the status: any refusal of these statuses (the platform's rate limit, its
+  // unknown routes...) answers with the code named for it.
+  platform: {
+    invalid: 'INVALID_REQUEST',
+    notFound: 'NOT_FOUND',
+    internal: 'INTERNAL_ERROR',
+    byStatus: { 401: 'UNAUTHORIZED', 403: 'FORBIDDEN', 404: 'NOT_FOUND', 429: 'RATE_LIMITED' },
+  },
+  body: (code, error, requestId) => {
+    const retry = error.extra.retry_after;
+    return { error: { code, message: error.message, retry_after: typeof retry === 'number' ? retry : null }, request_id: requestId };
+  },
+});
 
 /** Throws nothing: builds the error a route throws. */
 export function qError(code: QCode, message: string, retryAfter?: number): ApiError {
-  const headers: Record<string, string> = retryAfter !== undefined ? { 'retry-after': String(retryAfter) } : {};
-  return new ApiError(STATUS[code], code, message, retryAfter !== undefined ? { retry_after: retryAfter } : {}, headers);
+  if (retryAfter === undefined) return shape.error(code, message);
+  return shape.error(code, message, { retry_after: retryAfter }, { 'retry-after': String(retryAfter) });
 }
 
-/** Platform codes (validation, malformed JSON, oversized bodies, unknown routes) in Q's words. */
-function qCode(code: string, status: number): QCode {
-  if (code in STATUS) return code as QCode;
-  if (status === 404) return 'NOT_FOUND';
-  if (status === 401) return 'UNAUTHORIZED';
-  if (status === 403) return 'FORBIDDEN';
-  if (status === 429) return 'RATE_LIMITED';
-  if (status >= 500) return 'INTERNAL_ERROR';
-  return 'INVALID_REQUEST';
-}
-
-export const formatQError: ErrorFormatter = (error, requestId) => {
-  const retry = error.extra.retry_after;
-  return {
-    error: { code: qCode(error.code, error.status), message: error.message, retry_after: typeof retry === 'number' ? retry : null },
-    request_id: requestId,
-  };
-};
+export const formatQError = shape.format;
 
 export const QError = Type.Object(
   {

@@ -2,7 +2,7 @@
 import { Type } from 'typebox';
 import type { ServiceApp } from '../../../platform/http/app.ts';
 import { OPENAI_CHAT_PARAMETERS, OPENAI_UNKNOWN_FIELD, chatCompletionSchema } from '../../../platform/http/openai-chat.ts';
-import { GatewayError } from '../errors.ts';
+import { formatGatewayError, GatewayError } from '../errors.ts';
 import { readChatCall } from '../request.ts';
 import { TAG_API, bearerSecurity, identityOf, type GatewayDeps } from './context.ts';
 
@@ -59,9 +59,10 @@ export function registerChatCompletions(app: ServiceApp, deps: GatewayDeps): voi
         } catch (err) {
           // Failed before the first byte: answer like any other error (hijacked, so by hand).
           const e = err as { status?: number; code?: string; message: string; headers?: Record<string, string> };
-          const body = JSON.stringify({ error: { message: e.message, type: e.code ?? 'server_error' } });
+          const status = e.status ?? 502;
+          const body = JSON.stringify(formatGatewayError({ status, code: e.code ?? 'server_error', message: e.message, extra: {} }, req.id));
           if (!reply.raw.headersSent) {
-            reply.raw.writeHead(e.status ?? 502, { 'content-type': 'application/json; charset=utf-8', 'x-request-id': req.id, ...(e.headers ?? {}) });
+            reply.raw.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'x-request-id': req.id, ...(e.headers ?? {}) });
           }
           reply.raw.end(body);
         }

@@ -34,8 +34,8 @@ export interface ServiceParts<Deps> {
   schemas?: readonly TSchema[];
   /** Starts what the service runs, on the app built with the options (it may add hooks of its own). */
   start(app: ServiceApp): Promise<StartedService<Deps>> | StartedService<Deps>;
-  /** Routes registered under the prefix, in this order. */
-  routes: ReadonlyArray<(app: ServiceApp, deps: Deps) => void>;
+  /** Routes registered under the prefix, in this order (one that reads its page's files first may be async). */
+  routes: ReadonlyArray<(app: ServiceApp, deps: Deps) => Promise<void> | void>;
   /** Routes that name their full paths themselves (a page whose asset URLs carry the prefix), registered last. */
   pages?: ReadonlyArray<(app: ServiceApp, deps: Deps, prefix: string) => Promise<void> | void>;
 }
@@ -53,7 +53,7 @@ export async function mountService<Deps>(prefix: string, parts: ServiceParts<Dep
   await app.register(
     async (scope) => {
       const s = scope as unknown as ServiceApp;
-      for (const register of parts.routes) register(s, deps);
+      for (const register of parts.routes) await register(s, deps);
     },
     { prefix },
   );

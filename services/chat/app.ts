@@ -4,7 +4,8 @@
  */
 import { loadConfig, type LanguageConfig } from '../../engines/language/config.ts';
 import { ModelRegistry } from '../../engines/language/registry.ts';
-import { createServiceApp, type ServiceApp } from '../../platform/http/app.ts';
+import type { ServiceApp } from '../../platform/http/app.ts';
+import { mountService } from '../../platform/http/mount.ts';
 import { ConsoleSessions } from '../../platform/http/session.ts';
 import type { ServiceContext } from '../../platform/service.ts';
 import { chatConfigFromEnv, type ChatConfig } from './config.ts';
@@ -31,57 +32,44 @@ export const SESSION_COOKIE = 'lattice_chat';
 
 export async function build(ctx: ServiceContext, options: { prefix: string }, appOptions: ChatAppOptions = {}): Promise<ServiceApp> {
   const config: ChatConfig = { ...chatConfigFromEnv(), ...appOptions.config };
-  const registry = new ModelRegistry(appOptions.languageConfig ?? loadConfig());
-  const models = new SlotModels(registry, config);
-
-  const app = await createServiceApp({
-    prefix: options.prefix,
-    // A message is at most 32,000 characters (up to 4 bytes each in UTF-8) plus the JSON around it.
-    bodyLimit: 160 * 1024,
-    formatError: formatChatError,
-    docs: {
-      title: 'Lattice Chat',
-      version: '1.0.0',
-      description:
-        'The chat application: a public catalog of six models with context sizes and prices, sign-in for console users, ' +
-        'conversations kept in the database, streamed replies, and daily message limits (all messages, and pro models apart).',
-      securitySchemes: {
-        sessionCookie: { type: 'apiKey', in: 'cookie', name: SESSION_COOKIE, description: 'Set by POST /api/auth/login' },
+  return mountService<ChatDeps>(options.prefix, {
+    app: {
+      // A message is at most 32,000 characters (up to 4 bytes each in UTF-8) plus the JSON around it.
+      bodyLimit: 160 * 1024,
+      formatError: formatChatError,
+      docs: {
+        title: 'Lattice Chat',
+        version: '1.0.0',
+        description:
+          'The chat application: a public catalog of six models with context sizes and prices, sign-in for console users, ' +
+          'conversations kept in the database, streamed replies, and daily message limits (all messages, and pro models apart).',
+        securitySchemes: {
+          sessionCookie: { type: 'apiKey', in: 'cookie', name: SESSION_COOKIE, description: 'Set by POST /api/auth/login' },
+        },
       },
     },
-  });
-  app.addSchema(ChatErrorSchema);
-  app.addHook('onClose', async () => registry.close());
-
-  const deps: ChatDeps = {
-    ctx,
-    config,
-    store: new ChatStore(ctx.db),
-    models,
-    prefix: options.prefix,
-    sessions: new ConsoleSessions(ctx.db, {
-      table: 'chat_sessions',
-      cookie: SESSION_COOKIE,
-      path: `${options.prefix}/`,
-      now: ctx.now,
-      notAuthenticated: errors.notAuthenticated,
-      badCredentials: errors.badCredentials,
-    }),
-  };
-
-  await app.register(
-    async (scope) => {
-      const s = scope as unknown as ServiceApp;
-      registerHealth(s, deps);
-      registerModels(s);
-      registerAuth(s, deps);
-      registerUsage(s, deps);
-      registerConversations(s, deps);
-      registerMessages(s, deps);
+    schemas: [ChatErrorSchema],
+    start() {
+      const registry = new ModelRegistry(appOptions.languageConfig ?? loadConfig());
+      const deps: ChatDeps = {
+        ctx,
+        config,
+        store: new ChatStore(ctx.db),
+        models: new SlotModels(registry, config),
+        prefix: options.prefix,
+        sessions: new ConsoleSessions(ctx.db, {
+          table: 'chat_sessions',
+          cookie: SESSION_COOKIE,
+          path: `${options.prefix}/`,
+          now: ctx.now,
+          notAuthenticated: errors.notAuthenticated,
+          badCredentials: errors.badCredentials,
+        }),
+      };
+      return { deps, stop: () => registry.close() };
     },
-    { prefix: options.prefix },
-  );
-  // The page and its assets name their full paths (the asset URLs carry the prefix).
-  await registerPage(app, deps);
-  return app;
+    routes: [registerHealth, registerModels, registerAuth, registerUsage, registerConversations, registerMessages],
+    // The page and its assets name their full paths (the asset URLs carry the prefix).
+    pages: [registerPage],
+  });
 }

@@ -4,7 +4,8 @@
  */
 import { loadConfig, type LanguageConfig } from '../../engines/language/config.ts';
 import { ModelRegistry } from '../../engines/language/registry.ts';
-import { createServiceApp, type ServiceApp } from '../../platform/http/app.ts';
+import type { ServiceApp } from '../../platform/http/app.ts';
+import { mountService } from '../../platform/http/mount.ts';
 import { keyAuthenticatorFor } from '../../platform/identity/key-cache.ts';
 import type { ServiceContext } from '../../platform/service.ts';
 import { buildCatalog } from './catalog.ts';
@@ -27,6 +28,7 @@ export interface GatewayBuildOptions extends GatewayOptions {
   models?: LanguageConfig;
 }
 
+/** The call pipeline of each app built here, kept as long as its app (a WeakMap: a closed, dropped app takes its entry along). */
 const gateways = new WeakMap<ServiceApp, Gateway>();
 
 /** The call pipeline of a built app (tests flush its leases to read the ledger at once). */
@@ -37,61 +39,51 @@ export function gatewayOf(app: ServiceApp): Gateway | undefined {
 export async function build(ctx: ServiceContext, options: GatewayBuildOptions): Promise<ServiceApp> {
   const config = options.models ?? loadConfig();
   const catalog = buildCatalog(config);
-  const app = await createServiceApp({
-    prefix: options.prefix,
-    // Long conversations fit; a body above this is a 400 in the spec's error shape.
-    bodyLimit: 4 * 1024 * 1024,
-    formatError: formatGatewayError,
-    docs: {
-      title: 'Lattice language-model gateway (variant P)',
-      version: '1.0.0',
-      description:
-        'OpenAI-compatible chat completions (whole and streamed) and the model catalog under /api/v1, paid from the workspace prepaid credits; ' +
-        'the console API under /api (session cookie) for API keys, balance and spend; the console web page at /.',
-      securitySchemes: {
-        bearerAuth: { type: 'http', scheme: 'bearer', description: `An API key (${GATEWAY_KEY_PREFIX}_...) from the console or lattice keys create --service llm-gateway` },
-        sessionCookie: { type: 'apiKey', in: 'cookie', name: 'lattice_console', description: 'Set by POST /api/auth/login' },
+  return mountService<GatewayDeps>(options.prefix, {
+    app: {
+      // Long conversations fit; a body above this is a 400 in the spec's error shape.
+      bodyLimit: 4 * 1024 * 1024,
+      formatError: formatGatewayError,
+      docs: {
+        title: 'Lattice language-model gateway (variant P)',
+        version: '1.0.0',
+        description:
+          'OpenAI-compatible chat completions (whole and streamed) and the model catalog under /api/v1, paid from the workspace prepaid credits; ' +
+          'the console API under /api (session cookie) for API keys, balance and spend; the console web page at /.',
+        securitySchemes: {
+          bearerAuth: { type: 'http', scheme: 'bearer', description: `An API key (${GATEWAY_KEY_PREFIX}_...) from the console or lattice keys create --service llm-gateway` },
+          sessionCookie: { type: 'apiKey', in: 'cookie', name: 'lattice_console', description: 'Set by POST /api/auth/login' },
+        },
       },
     },
-  });
-  app.addSchema(GatewayError);
-  // Every body here is JSON (spec: every request carries Content-Type: application/json). Without
-  // Fastify's text/plain parser a text/plain body is 415 `Content-Type must be application/json`
-  // like any other type, instead of a string that failed validation as a 400.
-  app.removeContentTypeParser('text/plain');
-  if (catalog.unpriced.length) {
-    app.log.warn(`llm-gateway: models without "pricing" are not served: ${catalog.unpriced.join(', ')}`);
-  }
-  const models = new ModelRegistry(config);
-  const gateway = new Gateway(ctx, models, catalog, await keyAuthenticatorFor(ctx.db), options);
-  await gateway.startRepair();
-  gateways.set(app, gateway);
-  app.addHook('onClose', async () => {
-    await gateway.close();
-    await models.close();
-  });
-  const sessions = new ConsoleSessions(ctx.db, {
-    table: 'llm_gateway_sessions',
-    cookie: 'lattice_console',
-    path: `${options.prefix}/`,
-    now: ctx.now,
-    notAuthenticated: errors.notAuthenticated,
-    badCredentials: () => gatewayError(401, 'authentication_error', 'Invalid email or password'),
-  });
-  const deps: GatewayDeps = { ctx, gateway, prefix: options.prefix, apiKey: apiKeyHook(gateway), sessions, session: sessions.required() };
-
-  await app.register(
-    async (scope) => {
-      const s = scope as unknown as ServiceApp;
-      registerHealth(s, deps);
-      registerChatCompletions(s, deps);
-      registerModels(s, deps);
-      registerAuth(s, deps);
-      registerApiKeys(s, deps);
-      registerUsage(s, deps);
-      await registerConsolePage(s, deps);
+    schemas: [GatewayError],
+    async start(app) {
+      // Every body here is JSON (spec: every request carries Content-Type: application/json). Without
+      // Fastify's text/plain parser a text/plain body is 415 `Content-Type must be application/json`
+      // like any other type, instead of a string that failed validation as a 400.
+      app.removeContentTypeParser('text/plain');
+      if (catalog.unpriced.length) {
+        app.log.warn(`llm-gateway: models without "pricing" are not served: ${catalog.unpriced.join(', ')}`);
+      }
+      const models = new ModelRegistry(config);
+      const gateway = new Gateway(ctx, models, catalog, await keyAuthenticatorFor(ctx.db), options);
+      await gateway.startRepair();
+      gateways.set(app, gateway);
+      const sessions = new ConsoleSessions(ctx.db, {
+        table: 'llm_gateway_sessions',
+        cookie: 'lattice_console',
+        path: `${options.prefix}/`,
+        now: ctx.now,
+        notAuthenticated: errors.notAuthenticated,
+        badCredentials: () => gatewayError(401, 'authentication_error', 'Invalid email or password'),
+      });
+      const deps: GatewayDeps = { ctx, gateway, prefix: options.prefix, apiKey: apiKeyHook(gateway), sessions, session: sessions.required() };
+      const stop = async (): Promise<void> => {
+        await gateway.close();
+        await models.close();
+      };
+      return { deps, stop };
     },
-    { prefix: options.prefix },
-  );
-  return app;
+    routes: [registerHealth, registerChatCompletions, registerModels, registerAuth, registerApiKeys, registerUsage, registerConsolePage],
+  });
 }

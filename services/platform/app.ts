@@ -3,9 +3,10 @@
  * circuit jobs' close, the compute runner, the per-IP rate limit, and repair at start and
  * every 30 s (repair.ts) so that no hold outlives its job.
  */
-import { createServiceApp, type ServiceApp } from '../../platform/http/app.ts';
+import type { ServiceApp } from '../../platform/http/app.ts';
+import { mountService } from '../../platform/http/mount.ts';
 import { startLeaderLoop } from '../../platform/cluster/loop.ts';
-import { startQuantumWorkers } from '../../platform/quantum-jobs/index.ts';
+import { startQuantumWorkers, type QuantumWorkers } from '../../platform/quantum-jobs/index.ts';
 import type { ServiceContext } from '../../platform/service.ts';
 import { platformAuth, rateLimit, ratePerMinute } from './auth.ts';
 import { ComputeRunner } from './compute.ts';
@@ -32,49 +33,38 @@ function computeSlots(): number {
 export async function buildPlatform(ctx: ServiceContext, options: { prefix: string }): Promise<ServiceApp> {
   const perMinute = ratePerMinute();
   const slots = computeSlots();
-  const app = await createServiceApp({
-    prefix: options.prefix,
-    bodyLimit: 1024 * 1024,
-    formatError: formatPlatformError,
-    docs: {
-      title: 'Lattice platform execution (interface 5)',
-      version: '1.0.0',
-      description:
-        'Quantum circuits, CPU and GPU jobs with free, prepaid (held, then settled) or pay-as-you-go billing, idempotent submission and ' +
-        'signed evidence. Every refusal is `{detail, code, message, request_id}` with the machine reason in `detail`; nothing is charged on one.',
-      securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } },
+  return mountService<PlatformDeps & { workers: QuantumWorkers }>(options.prefix, {
+    app: {
+      bodyLimit: 1024 * 1024,
+      formatError: formatPlatformError,
+      docs: {
+        title: 'Lattice platform execution (interface 5)',
+        version: '1.0.0',
+        description:
+          'Quantum circuits, CPU and GPU jobs with free, prepaid (held, then settled) or pay-as-you-go billing, idempotent submission and ' +
+          'signed evidence. Every refusal is `{detail, code, message, request_id}` with the machine reason in `detail`; nothing is charged on one.',
+        securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } },
+      },
     },
-  });
-  for (const s of [PlatformErrorBody, PlatformJobOut]) app.addSchema(s);
-
-  const workers = await startQuantumWorkers(ctx);
-  workers.onJobFinished(SERVICE, (_jobCtx, job) => onCircuitFinished(ctx, job));
-  const compute = new ComputeRunner(ctx, slots);
-  await repairPlatform(ctx, true);
-  compute.start();
-  // After the repair at start (this process's own leftovers), one process of the cluster repairs every 30 s.
-  const maintenance = await startLeaderLoop(ctx.db, 'platform-repair', 30_000, () => repairPlatform(ctx), app.log);
-  const background = new Set<Promise<unknown>>();
-  app.addHook('onClose', async () => {
-    await maintenance.stop();
-    await Promise.allSettled([...background]);
-    await compute.stop();
-    await workers.release();
-  });
-
-  const limit = rateLimit(ctx, perMinute);
-  const deps: PlatformDeps = { ctx, auth: [limit, platformAuth(ctx)], limit, compute, background };
-  await app.register(
-    async (scope) => {
-      const s = scope as unknown as ServiceApp;
-      registerHealth(s, deps, workers);
-      registerSubmit(s, deps);
-      registerJobs(s, deps);
-      registerCancel(s, deps);
-      registerEvidence(s, deps);
-      registerUsage(s, deps);
+    schemas: [PlatformErrorBody, PlatformJobOut],
+    async start(app) {
+      const workers = await startQuantumWorkers(ctx);
+      workers.onJobFinished(SERVICE, (_jobCtx, job) => onCircuitFinished(ctx, job));
+      const compute = new ComputeRunner(ctx, slots);
+      await repairPlatform(ctx, true);
+      compute.start();
+      // After the repair at start (this process's own leftovers), one process of the cluster repairs every 30 s.
+      const maintenance = await startLeaderLoop(ctx.db, 'platform-repair', 30_000, () => repairPlatform(ctx), app.log);
+      const background = new Set<Promise<unknown>>();
+      const stop = async (): Promise<void> => {
+        await maintenance.stop();
+        await Promise.allSettled([...background]);
+        await compute.stop();
+        await workers.release();
+      };
+      const limit = rateLimit(ctx, perMinute);
+      return { deps: { ctx, auth: [limit, platformAuth(ctx)], limit, compute, background, workers }, stop };
     },
-    { prefix: options.prefix },
-  );
-  return app;
+    routes: [(app, deps) => registerHealth(app, deps, deps.workers), registerSubmit, registerJobs, registerCancel, registerEvidence, registerUsage],
+  });
 }

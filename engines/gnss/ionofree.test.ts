@@ -107,3 +107,22 @@ test('every fixture station solves every epoch with the dual-frequency path, whi
     assert.ok(r.summary.horizontal_rms_m! < 5, `${s.name}: ${r.summary.horizontal_rms_m} m`);
   }
 });
+
+test('the engine with the dual-frequency path reports the batch solution epoch by epoch, and its checks stay clear on a real receiver', async () => {
+  const { GnssEngine } = await import('./engine.ts');
+  const { positionReport } = await import('./report.ts');
+  const s = STATIONS[0];
+  const obs = parseObs(rinexText(s.obs));
+  const nav = parseNav(rinexText(s.nav));
+  const engine = new GnssEngine({ nav, oscillator: 'TCXO', ionosphere: 'dual-frequency' });
+  const batch = solveFile(obs, nav, {}, {}, { mode: 'kalman', dynamics: 'moving', ionosphere: 'dual-frequency' });
+  for (const [k, ep] of obs.epochs.entries()) {
+    const a = engine.process(ep);
+    assert.equal(a.spoofing.status, 'clear', `${ep.time}: ${a.checks.filter((c) => c.result === 'warning').map((c) => c.detail)}`);
+    const p = positionReport(a)!;
+    const e = batch.epochs[k];
+    assert.ok(e.fix && p);
+    assert.equal(p.latitude, e.latitude);
+    assert.equal(p.longitude, e.longitude);
+  }
+});

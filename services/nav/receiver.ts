@@ -16,7 +16,7 @@ import {
   type OscillatorClass,
   type SpoofingEvent,
 } from '../../engines/gnss/index.ts';
-import { defaultAnomalyModel } from '../../engines/gnss/simulator/training.ts';
+import { anomalyModelFor } from './anomaly-model.ts';
 import { gpsToUnixMs, utcToGps } from '../../engines/gnss/time.ts';
 import type { LiveEpoch, LiveSource } from '../../engines/gnss/live/source.ts';
 import type { ServiceContext } from '../../platform/service.ts';
@@ -26,7 +26,7 @@ import { newId } from './ids.ts';
 
 export interface ReceiverOptions {
   oscillator: OscillatorClass;
-  /** Clean simulated epochs the anomaly model is trained on at start (0: the ml_anomaly check stays unavailable). */
+  /** Clean simulated epochs of the anomaly model (0: the ml_anomaly check stays unavailable); the default count's fit is stored (anomaly-model.ts). */
   anomalyEpochs: number;
   /** A source silent for this many epoch intervals counts as lost. */
   silenceIntervals: number;
@@ -83,7 +83,7 @@ export class NavReceiver {
    */
   async start(): Promise<void> {
     await this.loadOpenHistory().catch((err: unknown) => this.log(`nav: could not read the open history: ${err instanceof Error ? err.message : String(err)}`));
-    if (this.options.anomalyEpochs > 0) this.engineOptions.anomalyModel = defaultAnomalyModel(this.options.anomalyEpochs);
+    if (this.options.anomalyEpochs > 0) this.engineOptions.anomalyModel = anomalyModelFor(this.options.anomalyEpochs);
     this.source.start({ epoch: (e) => this.onEpoch(e, Date.now()), status: (s) => this.onStatus(s.connected, s.message) });
     const intervalMs = Math.max(5, (1000 * this.source.intervalS) / this.source.rate);
     this.watchdog = setInterval(() => this.checkSilence(), intervalMs);

@@ -6,7 +6,7 @@
  * shared table; their remote ones rows of `supplier_jobs`, read when that table exists). Beside
  * it: usage against each service's plan quota (qcos's minutes and optimization credits and
  * core's evaluations for the billing month, the suppliers' jobs per key for the day), and the
- * credit balance with its open holds. A job's page shows the circuit before and after optimization as diagrams
+ * credit balance with its open holds (page-cards.ts). A job's page shows the circuit before and after optimization as diagrams
  * (engines/quantum/draw) with gate and depth counts, the counts as a histogram (the 32 most
  * frequent outcomes, the rest summed), the quality metrics, the evidence bundle when the job has
  * one, and cancel while the job can still be cancelled (a supplier job's through the suppliers
@@ -21,32 +21,21 @@ import { fileURLToPath } from 'node:url';
 import { parseQasm } from '../../../engines/quantum/index.ts';
 import { circuitSvg } from '../../../engines/quantum/draw/index.ts';
 import { counts as circuitCounts } from '../../../engines/quantum/optimizer/metrics.ts';
-import { getBalance, microsToUsd } from '../../../platform/billing/index.ts';
 import { bundleForSubject, EvidenceKeys, exportBundle, isExportFormat, sha3HashJson, verifyBundle, type HashInputs, type StoredBundle, type VerificationResult } from '../../../platform/evidence/index.ts';
 import type { ServiceApp } from '../../../platform/http/app.ts';
 import { consoleSignInView, html, raw, type SafeHtml, sendPage, serveAssets } from '../../../platform/http/pages.ts';
 import { ConsoleSessions, registerConsoleSignIn, type ConsoleSession } from '../../../platform/http/session.ts';
-import { getPlan } from '../../../platform/identity/accounts.ts';
-import { monthPeriod, readCounter } from '../../../platform/identity/usage.ts';
-import { cancelJob, getJobWithResult, jobUsage, type QuantumJob, type JobInput, type TaskResult } from '../../../platform/quantum-jobs/index.ts';
+import { cancelJob, getJobWithResult, type QuantumJob, type JobInput, type TaskResult } from '../../../platform/quantum-jobs/index.ts';
 import { qcosError } from '../errors.ts';
-import { billingPeriod, qcosPlan } from '../plans.ts';
-// The plan tables of the other quantum services: data modules of the contract, no code of theirs runs here.
-import { corePlan, supplierPlan } from '../../../platform/quantum-jobs/plans.ts';
 import type { QcosDeps } from './context.ts';
+import { balanceCard, usageCard, usageLines } from './page-cards.ts';
 import { registerJobEvents, type AccountJobsState } from './page-events.ts';
+import { ACTIVE, dur, SERVICES, STATUSES, usd, when } from './page-format.ts';
 import { measuredDistance } from './page-quality.ts';
 import { cancelMark, requestSupplierCancel, supplierCancel, type SupplierCancel } from './page-supplier-cancel.ts';
 
-export const SERVICES: Record<string, string> = {
-  qcos: 'QCOS (1)',
-  suppliers: 'Suppliers (2, 4)',
-  core: 'Core (3)',
-  platform: 'Platform (5)',
-  runtime: 'Runtime (6)',
-};
-const STATUSES = ['queued', 'validating', 'optimizing', 'running', 'completed', 'failed', 'cancelled'] as const;
-const ACTIVE = new Set(['queued', 'validating', 'optimizing', 'running']);
+export { SERVICES } from './page-format.ts';
+
 /** Outcomes drawn as their own bar; the rest are summed into one. */
 export const HISTOGRAM_BARS = 32;
 
@@ -63,9 +52,6 @@ export interface JobRow {
   costUsd: number | null;
 }
 
-const when = (d: Date | null) => (d ? d.toISOString().slice(0, 19).replace('T', ' ') : '—');
-const usd = (x: number | null) => (x === null ? '—' : x === 0 ? '$0' : `$${x < 0.01 ? x.toFixed(6) : x.toFixed(2)}`);
-const dur = (ms: number | null) => (ms === null ? '—' : ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(1)} s`);
 
 async function hasTable(deps: QcosDeps, name: string): Promise<boolean> {
   const [row] = await deps.ctx.db.query<{ t: string | null }>('SELECT to_regclass($1)::text AS t', [name]);
@@ -153,110 +139,6 @@ function jobRows(rows: JobRow[], prefix: string): SafeHtml {
 <td>${SERVICES[j.service] ?? j.service}</td><td>${j.backend}</td><td><span class="status ${j.status}">${j.status}</span></td>
 <td class="num">${j.shots ?? '—'}</td><td>${when(j.createdAt)}</td><td class="num">${dur(j.durationMs)}</td><td class="num">${usd(j.costUsd)}</td></tr>`,
   )}`;
-}
-
-interface Meter {
-  label: string;
-  used: number;
-  held: number;
-  /** null: unlimited, or no quota. */
-  included: number | null;
-  unit: string;
-  /** Figures with a fractional part (minutes). */
-  decimals: number;
-}
-
-interface UsageLine {
-  service: string;
-  jobs: number;
-  plan: string | null;
-  note: string | null;
-  meters: Meter[];
-}
-
-/**
- * Each quantum service's usage against its plan's quota, read where the service keeps it: qcos's
- * minutes and optimization credits from the shared job table (as GET /v2/account/usage counts
- * them), core's evaluations from its monthly counter; the suppliers count jobs per API key per
- * UTC day. Platform and runtime bill from the balance and have no quota: their minutes are
- * shown as used.
- */
-async function usageLines(deps: QcosDeps, accountId: string): Promise<{ lines: UsageLine[]; period: { start: Date; end: Date } }> {
-  const now = deps.ctx.now();
-  const period = billingPeriod(now);
-  const services = new Set(['qcos']);
-  for (const r of await deps.ctx.db.query<{ service: string }>('SELECT DISTINCT service FROM quantum_jobs WHERE account_id = $1', [accountId])) services.add(r.service);
-  const plans = new Map<string, string>();
-  for (const r of await deps.ctx.db.query<{ service: string; plan: string }>('SELECT service, plan FROM account_plans WHERE account_id = $1', [accountId])) plans.set(r.service, r.plan);
-  for (const s of ['core', 'suppliers']) if (plans.has(s)) services.add(s);
-  const evaluations = await readCounter(deps.ctx.db, { accountId, service: 'core', counter: 'evaluations', period: monthPeriod(now) });
-  if (evaluations > 0) services.add('core');
-  const supplierKeys = await deps.ctx.db.query<{ value: string }>(
-    "SELECT value FROM usage_counters WHERE account_id = $1 AND service = 'suppliers' AND counter LIKE 'jobs_day:%' AND period = $2",
-    [accountId, now.toISOString().slice(0, 10)],
-  );
-  if (supplierKeys.length) services.add('suppliers');
-  const lines: UsageLine[] = [];
-  // qcos first (this page's own service), then the others by name.
-  for (const service of [...services].sort((a, b) => Number(b === 'qcos') - Number(a === 'qcos') || a.localeCompare(b))) {
-    const u = await jobUsage(deps.ctx, { service, accountId, from: period.start, to: period.end });
-    const minutes = (q: number | null, sim: number | null): Meter[] => [
-      { label: 'Quantum', used: u.quantum_minutes, held: u.quantum_minutes_held, included: q, unit: 'min', decimals: 3 },
-      { label: 'Simulation', used: u.simulation_minutes, held: u.simulation_minutes_held, included: sim, unit: 'min', decimals: 3 },
-    ];
-    if (service === 'qcos') {
-      const plan = qcosPlan(plans.get('qcos'));
-      lines.push({
-        service, jobs: u.jobs, plan: plan.name, note: null,
-        meters: [...minutes(plan.quantumMinutes, plan.simulationMinutes), { label: 'Optimization credits', used: u.credits, held: 0, included: plan.optimizationCredits, unit: '', decimals: 0 }],
-      });
-    } else if (service === 'core') {
-      const plan = corePlan(plans.get('core'));
-      lines.push({ service, jobs: u.jobs, plan: plan.name, note: null, meters: [{ label: 'Evaluations', used: evaluations, held: 0, included: plan.evaluationsPerMonth, unit: '', decimals: 0 }, ...minutes(null, null)] });
-    } else if (service === 'suppliers') {
-      const plan = supplierPlan(plans.get('suppliers'));
-      const perKey = supplierKeys.map((k) => Number(k.value));
-      lines.push({
-        service, jobs: u.jobs, plan: plan.name,
-        note: perKey.length > 1 ? `jobs today: the busiest of ${perKey.length} API keys` : 'jobs today are counted per API key',
-        meters: [{ label: 'Jobs today', used: perKey.length ? Math.max(...perKey) : 0, held: 0, included: plan.jobsPerDay, unit: '', decimals: 0 }, ...minutes(null, null)],
-      });
-    } else {
-      lines.push({ service, jobs: u.jobs, plan: plans.get(service) ?? null, note: 'no quota: billed from the balance', meters: minutes(null, null) });
-    }
-  }
-  return { lines, period };
-}
-
-function meter(m: Meter): SafeHtml {
-  const pct = m.included ? Math.min(100, Math.round((100 * m.used) / m.included)) : null;
-  const n = (v: number) => (!m.decimals ? String(v) : v > 0 && v < 10 ** -m.decimals / 2 ? `< ${(10 ** -m.decimals).toFixed(m.decimals)}` : v.toFixed(m.decimals));
-  const unit = m.unit ? ` ${m.unit}` : '';
-  return html`<div class="meter" data-meter="${m.label}" data-used="${Math.round(m.used * 1e6) / 1e6}" data-held="${Math.round(m.held * 1e6) / 1e6}" data-included="${m.included ?? ''}"><div class="meter-label">${m.label}: <strong>${n(m.used)}</strong>${m.included !== null ? ` of ${m.included}${unit}` : unit}${m.held > 0 ? html` <span class="muted">(+${n(m.held)} held)</span>` : ''}</div>
-${pct !== null ? html`<progress max="100" value="${pct}">${pct} %</progress>` : ''}</div>`;
-}
-
-/** Every quota, and what was used without one (minutes of a service that has no quota on them). */
-function metersShown(l: UsageLine): SafeHtml {
-  const shown = l.meters.filter((m) => m.included !== null || m.used > 0 || m.held > 0 || l.service === 'qcos');
-  return shown.length ? html`${shown.map(meter)}` : html`<p class="muted meter-label">No minutes used this period.</p>`;
-}
-
-function usageCard(u: Awaited<ReturnType<typeof usageLines>>): SafeHtml {
-  return html`<section class="card" id="usage"><h2>Usage against quota</h2><p class="muted">Billing period ${u.period.start.toISOString().slice(0, 10)} to ${u.period.end.toISOString().slice(0, 10)} (UTC)</p>
-${u.lines.map((l) => html`<div class="usage-line" data-service="${l.service}"><h3>${SERVICES[l.service] ?? l.service} <span class="muted">${l.plan ? `${l.plan} plan · ` : ''}${l.jobs} jobs${l.note ? ` · ${l.note}` : ''}</span></h3>
-${metersShown(l)}</div>`)}</section>`;
-}
-
-async function balanceCard(deps: QcosDeps, accountId: string): Promise<SafeHtml> {
-  const b = await getBalance(deps.ctx.db, accountId);
-  const holds = await deps.ctx.db.query<{ id: string; service: string; reference: string; amount_micros: string; created_at: Date }>(
-    "SELECT id, service, reference, amount_micros, created_at FROM billing_holds WHERE account_id = $1 AND status = 'open' ORDER BY created_at DESC LIMIT 20",
-    [accountId],
-  );
-  return html`<section class="card" id="balance"><h2>Credit balance</h2><p class="big" id="available">$${microsToUsd(b.availableMicros).toFixed(2)}</p>
-<p class="muted">available · <span id="held">$${microsToUsd(b.heldMicros).toFixed(2)}</span> held by ${holds.length} open ${holds.length === 1 ? 'hold' : 'holds'}</p>
-${holds.length ? html`<ul class="holds">${holds.map((h) => html`<li>${SERVICES[h.service] ?? h.service} · <code>${h.reference}</code> · $${(Number(h.amount_micros) / 1e6).toFixed(2)}</li>`)}</ul>` : ''}</section>`;
 }
 
 /** The histogram: the most frequent outcomes as bars, the rest summed into one; probabilities in the table and on hover. */

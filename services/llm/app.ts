@@ -9,6 +9,7 @@ import { mountService } from '../../platform/http/mount.ts';
 import { requireKey } from '../../platform/http/auth.ts';
 import type { ServiceContext } from '../../platform/service.ts';
 import { loadConfig } from '../../engines/language/config.ts';
+import { DatasetIndexes } from './datasets.ts';
 import { formatQError, QError, qError } from './errors.ts';
 import { Events } from './events.ts';
 import { Language } from './language.ts';
@@ -72,6 +73,7 @@ export async function build(ctx: ServiceContext, options: { prefix: string }): P
         adapters,
         events,
         trainer,
+        datasets: new DatasetIndexes(ctx.db),
         bearerAuth: requireKey({
           db: ctx.db,
           service: 'llm',

@@ -22,7 +22,7 @@ import { randomBytes } from 'node:crypto';
 import type { RerankTierName } from '../../engines/language/rerank/tiers.ts';
 import type { ChatMessage, ChatRequest } from '../../engines/language/types.ts';
 import type { Caller } from './caller.ts';
-import { retrievePassages, type Citation } from './datasets.ts';
+import type { Citation, DatasetIndexes } from './datasets.ts';
 import type { GeneratedSet, Language } from './language.ts';
 import type { Adapters } from './training/adapters.ts';
 import type { Sql } from '../../platform/storage/database.ts';
@@ -74,14 +74,14 @@ export function rerankTierOf(body: ChatBody, caller: Caller): RerankTierName | n
   return s?.enable_rerank ? s.rerank_tier : null;
 }
 
-export async function prepareChat(db: Sql, language: Language, adapters: Adapters, caller: Caller, body: ChatBody): Promise<PreparedChat> {
+export async function prepareChat(datasets: DatasetIndexes, language: Language, adapters: Adapters, caller: Caller, body: ChatBody): Promise<PreparedChat> {
   const m = language.model(body.model, 'chat');
   const settings = caller.tenant?.settings;
   const tier = rerankTierOf(body, caller);
   const query = [...body.messages].reverse().find((x) => x.role === 'user')?.content ?? '';
   const messages: ChatMessage[] = [];
   if (settings?.custom_system_prompt) messages.push({ role: 'system', content: settings.custom_system_prompt });
-  const citations = caller.tenant && query ? await retrievePassages(db, caller.tenant.id, query, 3) : [];
+  const citations = caller.tenant && query ? await datasets.passages(caller.tenant.id, query, 3) : [];
   if (citations.length) {
     const passages = citations.map((c, i) => `[${i + 1}] ${c.title ? `${c.title}: ` : ''}${c.passage}`).join('\n');
     messages.push({ role: 'system', content: `Answer from these passages and cite them by number.\n${passages}` });

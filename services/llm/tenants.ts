@@ -57,23 +57,33 @@ const COLUMNS = 'id, account_id, name, slug, tier, settings, key_id, adapter_job
  * rarely. A change (update, delete, a finished training job) is announced to every process of
  * the cluster (platform/storage/changes.ts), and each clears its cache before its next
  * request; CACHE_MS bounds what a change made outside Lattice (SQL by hand) takes to be seen.
+ * The cache is the store's, not the module's: each store an app runs on (the app's
+ * `ctx.db`, which every caller passes) has its own, dropped with the store (a WeakMap), so
+ * two apps of one process on two stores never see each other's tenants.
  */
 const CACHE_MS = 2_000;
-const byKey = new Map<string, { row: TenantRow | null; at: number }>();
+const caches = new WeakMap<Sql, Map<string, { row: TenantRow | null; at: number }>>();
 export const TENANT_CHANGES = 'llm.tenants';
 
-/** Drops the cached tenants here and in every other process. */
+function cacheOf(db: Sql): Map<string, { row: TenantRow | null; at: number }> {
+  let cache = caches.get(db);
+  if (!cache) caches.set(db, (cache = new Map()));
+  return cache;
+}
+
+/** Drops the cached tenants of this store here and in every other process. */
 export async function forgetTenants(db: Sql): Promise<void> {
-  byKey.clear();
+  cacheOf(db).clear();
   await announceChange(db, TENANT_CHANGES, '*');
 }
 
-/** Clears this process's cache whenever another process announces a tenant change. */
+/** Clears this store's cache whenever another process announces a tenant change. */
 export async function followTenantChanges(db: Database): Promise<() => void> {
-  return onChange(db, TENANT_CHANGES, () => byKey.clear());
+  return onChange(db, TENANT_CHANGES, () => cacheOf(db).clear());
 }
 
 export async function tenantByKey(db: Sql, keyId: string): Promise<TenantRow | null> {
+  const byKey = cacheOf(db);
   const hit = byKey.get(keyId);
   if (hit && performance.now() - hit.at < CACHE_MS) return hit.row;
   const [row] = await db.query<TenantRow>(`SELECT ${COLUMNS} FROM llm_tenants WHERE key_id = $1`, [keyId]);

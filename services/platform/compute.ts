@@ -22,7 +22,12 @@ export const LEASE_MS = 15_000;
 const HEARTBEAT_MS = 1000;
 const POLL_MS = 1000;
 
-/** Owners whose runner is alive in this process (an embedded store belongs to one process). */
+/**
+ * Owners whose runner is alive in this process (an embedded store belongs to one process),
+ * added at a runner's start and removed at its stop. Process-wide on purpose: it answers
+ * "is the process that claimed this job still here?", so repair by any app of the process
+ * leaves alone the jobs that another app's runner of the same process is running.
+ */
 export const liveOwners = new Set<string>();
 
 export class ComputeRunner {

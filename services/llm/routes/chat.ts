@@ -11,7 +11,7 @@ import { OPENAI_UNKNOWN_FIELD, chatCompletionSchema, type OpenAiChatParameter } 
 import { UNKNOWN_FIELD_MESSAGE } from '../../../platform/http/validation.ts';
 import { LanguageError } from '../../../engines/language/errors.ts';
 import { choose, prepareChat, recordCompletion, spentTokens, type ChatBody } from '../chat.ts';
-import { commonErrors, qError } from '../errors.ts';
+import { commonErrors, formatQError, qError } from '../errors.ts';
 import { chargeTokens } from '../limits.ts';
 import { begin, bearerSecurity, requireLicense, TAG, type QDeps } from './context.ts';
 import { RerankTier } from './schemas.ts';
@@ -123,7 +123,7 @@ export function registerChat(app: ServiceApp, deps: QDeps): void {
       const caller = await begin(deps, req, { tokens: true, inference: true });
       const body = req.body as ChatBody;
       const userSystem = caller.tenant?.settings.custom_system_prompt ?? body.messages.find((m) => m.role === 'system')?.content ?? null;
-      const prepared = await prepareChat(db, deps.language, deps.adapters, caller, body);
+      const prepared = await prepareChat(deps.datasets, deps.language, deps.adapters, caller, body);
       if (prepared.tier === 'quantum_cpu' || prepared.tier === 'quantum_gpu') await requireLicense(deps, req, caller, 'quantum_rerank');
       const live = body.stream && prepared.k === 1;
 
@@ -164,7 +164,7 @@ export function registerChat(app: ServiceApp, deps: QDeps): void {
         set = await deps.language.generate(prepared.request, prepared.k, live ? (_i, text) => frame(started ? { content: text } : { role: 'assistant', content: text }, null) : undefined);
       } catch (err) {
         if (!started) languageError(err);
-        raw.write(`data: ${JSON.stringify({ error: { code: 'INTERNAL_ERROR', message: (err as Error).message, retry_after: null }, request_id: req.id })}\n\n`);
+        raw.write(`data: ${JSON.stringify(formatQError({ status: 500, code: 'INTERNAL_ERROR', message: (err as Error).message, extra: {} }, req.id))}\n\n`);
         raw.end('data: [DONE]\n\n');
         return reply;
       }

@@ -5,6 +5,7 @@ import { countLicenseValidation } from '../../../platform/observability/families
 import type { ServiceContext } from '../../../platform/service.ts';
 import { pathTenant, resolveCaller, type Caller } from '../caller.ts';
 import { qError } from '../errors.ts';
+import type { DatasetIndexes } from '../datasets.ts';
 import type { Language } from '../language.ts';
 import { admit, callerBudget, operatorBudget, tenantBudget } from '../limits.ts';
 import type { TenantRow } from '../tenants.ts';
@@ -18,6 +19,8 @@ export interface QDeps {
   adapters: Adapters;
   events: Events;
   trainer: Trainer;
+  /** The datasets' search indexes this app keeps open. */
+  datasets: DatasetIndexes;
   /** `Authorization: Bearer <key>` of this service (sets `req.identity`), checked before the body is. */
   bearerAuth: preValidationAsyncHookHandler;
 }

@@ -9,7 +9,7 @@ import type { ServiceApp } from '../../../platform/http/app.ts';
 import { tableRowsAsDocs } from '../../../engines/language/retrieval/tables.ts';
 import { LanguageError } from '../../../engines/language/errors.ts';
 import type { InputDoc } from '../../../engines/language/retrieval/search-index.ts';
-import { datasetView, forgetIndex, indexOf, type DatasetRow } from '../datasets.ts';
+import { datasetView, type DatasetRow } from '../datasets.ts';
 import { commonErrors, qError } from '../errors.ts';
 import { beginForTenant, bearerSecurity, TAG, type QDeps } from './context.ts';
 import { Dataset, DatasetParams, datasetOf } from './datasets.ts';
@@ -19,7 +19,7 @@ const MAX_ROWS = 20_000;
 
 async function store(deps: QDeps, d: DatasetRow, docs: InputDoc[], metadata: Map<string, unknown>, table?: { table_name: string; columns: string[]; rows: number }) {
   const db = deps.ctx.db;
-  const index = await indexOf(db, d);
+  const index = await deps.datasets.index(d);
   try {
     await index.add(docs);
   } catch (err) {
@@ -38,7 +38,7 @@ async function store(deps: QDeps, d: DatasetRow, docs: InputDoc[], metadata: Map
       WHERE id = $1 RETURNING *`,
     [d.id, JSON.stringify(tables)],
   );
-  forgetIndex(d.id);
+  deps.datasets.forget(d.id);
   return row!;
 }
 

@@ -3,7 +3,7 @@ import { Type } from 'typebox';
 import type { ServiceApp } from '../../../platform/http/app.ts';
 import { newId } from '../../../platform/identity/ids.ts';
 import { pathTenant } from '../caller.ts';
-import { datasetNamespace, datasetView, searchDataset, type DatasetRow } from '../datasets.ts';
+import { datasetNamespace, datasetView, type DatasetRow } from '../datasets.ts';
 import { commonErrors, qError } from '../errors.ts';
 import { begin, beginForTenant, bearerSecurity, TAG, type QDeps } from './context.ts';
 import { TenantIdParams, extend } from './schemas.ts';
@@ -118,7 +118,7 @@ export function registerDatasets(app: ServiceApp, deps: QDeps): void {
       const caller = await begin(deps, req);
       const t = await pathTenant(db, caller, req.params.tenant_id);
       const d = await datasetOf(deps, t.id, req.params.dataset_id);
-      const results = await searchDataset(db, d, req.query.q, req.query.top_k, req.query.mode);
+      const results = await deps.datasets.search(d, req.query.q, req.query.top_k, req.query.mode);
       return { dataset_id: d.id, query: req.query.q, mode: req.query.mode, results };
     },
   );

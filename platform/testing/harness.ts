@@ -143,3 +143,13 @@ export async function call(
   // `any`: test bodies are inspected field by field with assertions.
   return { status: response.status, headers: response.headers, body: parsed as any };
 }
+
+/** Calls to one service with the same headers (its key): GET, POST with a JSON body, a raw body, DELETE. */
+export function jsonClient(base: string, headers: Record<string, string>) {
+  return {
+    get: (path: string) => call(`${base}${path}`, { headers }),
+    post: (path: string, body?: unknown) => call(`${base}${path}`, { method: 'POST', body, headers }),
+    raw: (path: string, rawBody: string, method = 'POST') => call(`${base}${path}`, { method, rawBody, headers }),
+    del: (path: string) => call(`${base}${path}`, { method: 'DELETE', headers }),
+  };
+}

@@ -12,7 +12,7 @@ export interface CoreTest {
   settle(key: string, jobId: string, timeoutMs?: number): Promise<Record<string, any>>;
 }
 
-export const BELL = 'OPENQASM 2.0;\ninclude "qelib1.inc";\nqreg q[2];\ncreg c[2];\nh q[0];\ncx q[0],q[1];\nmeasure q -> c;\n';
+export { BELL } from '../../platform/testing/quantum.ts';
 
 /** Three qubits with gates the optimizer removes: depth falls. */
 export const REDUNDANT =

@@ -3,28 +3,24 @@
  * bearer client, top-ups, ledger reads, and a store that outlives one app so that a test can
  * stop the service mid-job and start a new one on the same store.
  */
-import { getBalance, topUp, usdToMicros } from '../../platform/billing/index.ts';
+import { getBalance } from '../../platform/billing/index.ts';
 import { createAccount, setPlan } from '../../platform/identity/accounts.ts';
 import { createKey } from '../../platform/identity/keys.ts';
 import { lazyQueue } from '../../platform/jobs/queue.ts';
-import { startQuantumWorkers } from '../../platform/quantum-jobs/index.ts';
 import { allMigrations } from '../../platform/server.ts';
 import type { ServiceContext } from '../../platform/service.ts';
 import type { Database } from '../../platform/storage/database.ts';
-import { call, openTestDatabase, startTestService, TestClock, type TestService } from '../../platform/testing/harness.ts';
+import { call, openTestDatabase, TestClock, type TestService } from '../../platform/testing/harness.ts';
+import { creditUsd, startWarm } from '../../platform/testing/quantum.ts';
 import { platformService } from './service.ts';
 
-export const BELL = 'OPENQASM 2.0;\ninclude "qelib1.inc";\nqreg q[2];\ncreg c[2];\nh q[0];\ncx q[0],q[1];\nmeasure q -> c;\n';
+export { BELL } from '../../platform/testing/quantum.ts';
 export const JOBS = '/api/v1/platform/execution/jobs';
 
 /** The per-IP limit is the spec's 60 only where a test asks for it; other tests send more. */
 export async function startPlatform(o: { ratePerMinute?: number } = {}): Promise<TestService> {
   process.env.LATTICE_PLATFORM_RATE_LIMIT_PER_MINUTE = String(o.ratePerMinute ?? 1_000_000);
-  const svc = await startTestService(platformService);
-  const workers = await startQuantumWorkers(svc.ctx);
-  await workers.pool.warm();
-  await workers.release();
-  return svc;
+  return startWarm(platformService);
 }
 
 export function client(url: string, key: string) {
@@ -42,7 +38,7 @@ export function client(url: string, key: string) {
 }
 
 export async function fund(db: Database, accountId: string, usd: number): Promise<void> {
-  await topUp(db, { accountId, micros: usdToMicros(usd), service: 'operator', reference: 'test top-up' });
+  await creditUsd(db, accountId, usd);
 }
 
 export async function balance(db: Database, accountId: string) {

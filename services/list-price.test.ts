@@ -2,17 +2,20 @@
  * One device, one price: the same job (circuit, shots, device) costs the catalog's list price
  * (engines/quantum/pricing.ts) on qcos, the runtime, the platform and the suppliers API, each
  * through its own HTTP routes and database, plus only the fee a service states (supplier B's
- * set-up second).
+ * set-up second). It spans four services, so it stands beside their list (services/index.ts)
+ * rather than in one of them: each starts from its own test helpers, the rest is the
+ * platform's (platform/testing).
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { getBackend } from '../../engines/quantum/backends.ts';
-import { listPrice } from '../../engines/quantum/pricing.ts';
-import type { TestService } from '../../platform/testing/harness.ts';
-import { client as platformClient, fund, settled, startPlatform } from '../platform/testing.ts';
-import { client as runtimeClient, startRuntime } from '../runtime/testing.ts';
-import { client as suppliersClient, credit, startSuppliers } from '../suppliers/testing.ts';
-import { BELL, client as qcosClient, startQcos } from './testing.ts';
+import { getBackend } from '../engines/quantum/backends.ts';
+import { listPrice } from '../engines/quantum/pricing.ts';
+import { jsonClient, type TestService } from '../platform/testing/harness.ts';
+import { BELL, creditUsd } from '../platform/testing/quantum.ts';
+import { client as platformClient, settled, startPlatform } from './platform/testing.ts';
+import { startQcos } from './qcos/testing.ts';
+import { startRuntime } from './runtime/testing.ts';
+import { startSuppliers } from './suppliers/testing.ts';
 
 const SHOTS = 200;
 const DEVICES = ['lattice_line_5', 'lattice_falcon_27', 'lattice_ion_11', 'lattice_grid_16'];
@@ -43,14 +46,14 @@ describe('the list price of a job', () => {
   });
 
   test('qcos, the runtime, the platform and the suppliers API price the same job the same, plus stated fees', async () => {
-    const q = qcosClient(qcos, (await qcos.newKey({ plan: 'hybrid' })).key);
-    const r = runtimeClient(runtime, (await runtime.newKey()).key);
+    const q = jsonClient(qcos.url, { 'x-api-key': (await qcos.newKey({ plan: 'hybrid' })).key });
+    const r = jsonClient(runtime.url, { authorization: `Bearer ${(await runtime.newKey()).key}` });
     const pk = await platform.newKey({ plan: 'prepaid' });
-    await fund(platform.db, pk.accountId, 100);
+    await creditUsd(platform.db, pk.accountId, 100);
     const p = platformClient(platform.url, pk.key);
     const sk = await suppliers.newKey({ plan: 'pro' });
-    await credit(suppliers, sk.accountId, 100);
-    const s = suppliersClient(suppliers, sk.key);
+    await creditUsd(suppliers.db, sk.accountId, 100, 'test');
+    const s = jsonClient(suppliers.url, { 'x-api-key': sk.key });
 
     const platformJobs: Record<string, string> = {};
     const qcosJobs: string[] = [];
@@ -108,9 +111,9 @@ describe('the list price of a job', () => {
   });
 
   test('every service publishes the same rates for each device', async () => {
-    const q = qcosClient(qcos, (await qcos.newKey({ plan: 'pro' })).key);
+    const q = jsonClient(qcos.url, { 'x-api-key': (await qcos.newKey({ plan: 'pro' })).key });
     const backends = (await q.get('/v2/backends')).body.backends as Array<{ id: string; pricing: Record<string, number> }>;
-    const s = suppliersClient(suppliers, (await suppliers.newKey({ plan: 'pro' })).key);
+    const s = jsonClient(suppliers.url, { 'x-api-key': (await suppliers.newKey({ plan: 'pro' })).key });
     const prices = (await s.get('/api/v1/pricing')).body.prices as Array<{ backend: string; rates: Record<string, number> }>;
     for (const id of DEVICES) {
       const p = getBackend(id)!.price;

@@ -60,6 +60,7 @@ export function sandboxAvailable(): boolean {
   return PRLIMIT !== null;
 }
 
+// Facts of the host, read once per process on first use: every app of the process runs on the same host.
 let gpuCount: number | null = null;
 /** Where the NVIDIA tools are (e.g. /usr/local/nvidia/bin): on a GPU job's PATH. */
 let nvidiaBin: string | null = null;

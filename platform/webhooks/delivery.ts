@@ -11,6 +11,7 @@ import { randomBytes } from 'node:crypto';
 import type { JobQueue } from '../jobs/queue.ts';
 import type { ServiceContext } from '../service.ts';
 import type { Sql } from '../storage/database.ts';
+import { webhooksUnlessNone } from './none-known.ts';
 import { webhookForDelivery } from './registry.ts';
 import { buildDelivery, type WebhookEvent } from './signing.ts';
 
@@ -79,22 +80,27 @@ export interface EmitInput {
  */
 export async function emitEvent(ctx: QueueContext, input: EmitInput): Promise<{ event_id: string; webhook_ids: string[] }> {
   const eventId = input.eventId ?? `evt_${randomBytes(12).toString('hex')}`;
-  const rows = await ctx.db.query<{ id: string }>(
-    `SELECT id FROM webhooks
-      WHERE active AND account_id = $1 AND service = $2 AND (scope IS NULL OR scope = $3)
-        AND (events @> ARRAY[$4]::text[] OR events @> ARRAY['*']::text[])
-      ORDER BY created_at, id`,
-    [input.accountId, input.service, input.scope ?? null, input.event],
-  );
-  if (rows.length === 0) return { event_id: eventId, webhook_ids: [] };
+  // Every active webhook of the account and service, marked whether it takes this event: when
+  // there is none at all, the next events of the pair need no statement (none-known.ts).
+  const ids = await webhooksUnlessNone(ctx.db, input.accountId, input.service, async () => {
+    const rows = await ctx.db.query<{ id: string; takes: boolean }>(
+      `SELECT id, ((scope IS NULL OR scope = $3) AND (events @> ARRAY[$4]::text[] OR events @> ARRAY['*']::text[])) AS takes
+         FROM webhooks
+        WHERE active AND account_id = $1 AND service = $2
+        ORDER BY created_at, id`,
+      [input.accountId, input.service, input.scope ?? null, input.event],
+    );
+    return { matching: rows.filter((r) => r.takes).map((r) => r.id), any: rows.length > 0 };
+  });
+  if (ids.length === 0) return { event_id: eventId, webhook_ids: [] };
   const queue = await ctx.queue();
   await defineQueue(queue);
   const createdAt = (input.createdAt ?? new Date()).toISOString();
-  for (const { id } of rows) {
+  for (const id of ids) {
     const job: DeliveryJob = { webhook_id: id, id: eventId, event: input.event, created_at: createdAt, data: input.data ?? null, attempt: 1 };
     await queue.send(DELIVERY_QUEUE, job);
   }
-  return { event_id: eventId, webhook_ids: rows.map((r) => r.id) };
+  return { event_id: eventId, webhook_ids: ids };
 }
 
 async function logAttempt(

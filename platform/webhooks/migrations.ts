@@ -1,5 +1,7 @@
 /** Schema of the webhooks module: registered webhooks and a log row for every delivery attempt. */
+import { CHANGES_CHANNEL } from '../storage/changes.ts';
 import type { Migration } from '../storage/migrate.ts';
+import { WEBHOOKS_TOPIC } from './none-known.ts';
 
 export const webhookMigrations: Migration[] = [
   {
@@ -40,6 +42,25 @@ CREATE TABLE webhook_deliveries (
 CREATE INDEX webhook_deliveries_webhook ON webhook_deliveries (webhook_id, id);
 --;
 CREATE INDEX webhook_deliveries_event ON webhook_deliveries (event_id);
+`,
+  },
+  {
+    // Every change of a webhook names its account, so that the accounts known to have none
+    // (none-known.ts) are forgotten at once.
+    id: 'webhooks/0002_change_notices',
+    sql: `
+CREATE FUNCTION webhooks_changed() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  PERFORM pg_notify('${CHANGES_CHANNEL}', '${WEBHOOKS_TOPIC}:' || COALESCE(NEW.account_id, OLD.account_id));
+  IF TG_OP = 'UPDATE' AND NEW.account_id <> OLD.account_id THEN
+    PERFORM pg_notify('${CHANGES_CHANNEL}', '${WEBHOOKS_TOPIC}:' || OLD.account_id);
+  END IF;
+  RETURN NULL;
+END
+$$;
+--;
+CREATE TRIGGER webhooks_changed AFTER INSERT OR UPDATE OR DELETE ON webhooks
+  FOR EACH ROW EXECUTE FUNCTION webhooks_changed();
 `,
   },
 ];

@@ -134,6 +134,55 @@ describe('event matching', () => {
   });
 });
 
+describe('accounts known to have no webhook', () => {
+  /** The store with its statements on the webhooks table counted (the same store: its notices, its rows). */
+  let n = 0;
+  const counted = () => {
+    const db = new Proxy(t.db, {
+      get(target, prop) {
+        if (prop === 'query') return (text: string, params?: readonly unknown[]) => (/FROM webhooks/.test(text) && n++, target.query(text, params));
+        const value = Reflect.get(target, prop) as unknown;
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    return { ...ctx, db };
+  };
+  let countedCtx: typeof ctx;
+  async function lookups(fn: (c: typeof ctx) => Promise<unknown>): Promise<number> {
+    countedCtx ??= counted();
+    n = 0;
+    await fn(countedCtx);
+    return n;
+  }
+
+  test('an event of an account without webhooks asks once; a webhook added, changed or deleted by hand, not through this module, is seen on the next event', async () => {
+    const account = (await createAccount(t.db, { email: `wh-none-${Date.now()}@example.test` })).id;
+    const emit = (c: typeof ctx, event = 'job.completed') => emitEvent(c, { service: 'quiet', accountId: account, event, data: {} });
+    assert.equal(await lookups(async (c) => assert.deepEqual((await emit(c)).webhook_ids, [])), 1);
+    const again = await lookups(async (c) => assert.deepEqual((await emit(c)).webhook_ids, []));
+    if (t.db.kind === 'pglite') assert.equal(again, 0, 'the embedded store answers from memory');
+
+    await t.db.query(
+      `INSERT INTO webhooks (id, account_id, service, url, events, secret) VALUES ('wh_by_hand', $1, 'quiet', 'http://127.0.0.1:9/hook', ARRAY['job.failed'], 's')`,
+      [account],
+    );
+    // A webhook that does not take the event: no delivery, but the account is no longer one without webhooks.
+    assert.equal(await lookups(async (c) => assert.deepEqual((await emit(c)).webhook_ids, [])), 1);
+    assert.equal(await lookups(async (c) => assert.deepEqual((await emit(c)).webhook_ids, [])), 1);
+    await t.db.query(`UPDATE webhooks SET events = ARRAY['job.completed'] WHERE id = 'wh_by_hand'`);
+    assert.deepEqual((await emit(countedCtx)).webhook_ids, ['wh_by_hand']);
+    await t.db.query(`DELETE FROM webhooks WHERE id = 'wh_by_hand'`);
+    assert.deepEqual((await emit(countedCtx)).webhook_ids, []);
+    assert.deepEqual((await emit(countedCtx)).webhook_ids, []);
+    await t.db.query(
+      `INSERT INTO webhooks (id, account_id, service, url, events, secret) VALUES ('wh_by_hand_2', $1, 'quiet', 'http://127.0.0.1:9/hook', ARRAY['*'], 's')`,
+      [account],
+    );
+    assert.deepEqual((await emit(countedCtx, 'anything')).webhook_ids, ['wh_by_hand_2']);
+    await t.db.query(`UPDATE webhooks SET active = false WHERE id = 'wh_by_hand_2'`);
+  });
+});
+
 describe('delivery', () => {
   test('a receiver that times out, then fails, then succeeds gets three signed attempts of the same event, each logged', async () => {
     const r = await receiver(['hang', 500, 200]);

@@ -62,8 +62,26 @@ async function* chunksOf(res: IncomingMessage): AsyncGenerator<Uint8Array> {
   }
 }
 
-/** One POST: resolves with the response head, rejects when the connection fails or `signal` aborts first. */
-function send(url: URL, headers: Record<string, string>, body: string, signal: AbortSignal): Promise<IncomingMessage> {
+/**
+ * One POST: resolves with the response head, rejects when the connection fails or `signal`
+ * aborts first. A pooled connection that the server closed while it sat idle (its keep-alive
+ * timeout ran out just as we picked it) fails with a reset before any answer; the server never
+ * saw the request, so it is sent once more on a new connection, as Node's documentation of
+ * `request.reusedSocket` advises. This resend does not count as one of the caller's retries.
+ */
+async function send(url: URL, headers: Record<string, string>, body: string, signal: AbortSignal): Promise<IncomingMessage> {
+  try {
+    return await sendOnce(url, headers, body, signal);
+  } catch (err) {
+    if (!(err instanceof StaleConnectionError) || signal.aborted) throw err instanceof StaleConnectionError ? err.cause : err;
+    return sendOnce(url, headers, body, signal);
+  }
+}
+
+/** A reset of a reused keep-alive connection before the response head. */
+class StaleConnectionError extends Error {}
+
+function sendOnce(url: URL, headers: Record<string, string>, body: string, signal: AbortSignal): Promise<IncomingMessage> {
   return new Promise((resolve, reject) => {
     const https = url.protocol === 'https:';
     const req = (https ? httpsRequest : httpRequest)(url, { method: 'POST', headers, agent: https ? agents.https : agents.http });
@@ -75,9 +93,10 @@ function send(url: URL, headers: Record<string, string>, body: string, signal: A
       else req.destroy(reason);
     };
     signal.addEventListener('abort', onAbort, { once: true });
-    req.once('error', (err) => {
+    req.once('error', (err: NodeJS.ErrnoException) => {
       signal.removeEventListener('abort', onAbort);
-      reject(err);
+      const stale = req.reusedSocket && !res && (err.code === 'ECONNRESET' || err.code === 'EPIPE');
+      reject(stale ? new StaleConnectionError('stale keep-alive connection', { cause: err }) : err);
     });
     req.once('response', (r) => {
       res = r;

@@ -158,3 +158,34 @@ test('Cohere-style and TEI-style rerank answers are read and sorted best first',
   handler = (_req, _body, res) => json(res, 200, { results: [{ index: 7, relevance_score: 1 }] });
   await assert.rejects(new RerankHttpProvider({ baseUrl: base }).rerank('r', 'q', ['x']), /valid index and score/);
 });
+
+test('a pooled connection the server closed while idle is replaced at once, without spending a retry', async () => {
+  // The server drops every connection at its second request, as one whose keep-alive timeout ran
+  // out just as the client reused the connection: the request never reached a handler.
+  const requestsOn = new WeakMap<object, number>();
+  let handled = 0;
+  const closing = createServer((req, res) => {
+    const n = (requestsOn.get(req.socket) ?? 0) + 1;
+    requestsOn.set(req.socket, n);
+    if (n > 1) {
+      req.socket.destroy();
+      return;
+    }
+    req.resume();
+    req.on('end', () => {
+      handled++;
+      json(res, 200, { choices: [{ message: { role: 'assistant', content: `answer ${handled}` }, finish_reason: 'stop' }], usage: { prompt_tokens: 1, completion_tokens: 2, total_tokens: 3 } });
+    });
+  });
+  await new Promise<void>((resolve) => closing.listen(0, '127.0.0.1', resolve));
+  try {
+    const p = new OpenAiProvider({ baseUrl: `http://127.0.0.1:${(closing.address() as AddressInfo).port}/v1`, retries: 0 });
+    assert.equal((await p.chat({ model: 'm', messages: msgs })).content, 'answer 1');
+    assert.equal((await p.chat({ model: 'm', messages: msgs })).content, 'answer 2');
+    assert.equal((await p.chat({ model: 'm', messages: msgs })).content, 'answer 3');
+    assert.equal(handled, 3);
+  } finally {
+    closing.closeAllConnections();
+    await new Promise<void>((resolve) => closing.close(() => resolve()));
+  }
+});

@@ -189,3 +189,26 @@ test('a 30 m fault that RAIM later fails to isolate (six satellites, the wrong o
     assert.ok(d < 0.5, `epoch ${k}: ${d} m from the fault-free filter`);
   }
 });
+
+test('a satellite gone for longer than the error correlation time loses its state and gets a fresh one on return, the position undisturbed', () => {
+  const filter = new PositionFilter({ dynamics: 'static', errorCorrelationS: 60 });
+  const noise = gaussian(5);
+  const errors: number[] = [];
+  let gone = '';
+  for (let k = 0; k < 400; k++) {
+    const t = START + k;
+    let meas = synthetic(t, SLAC, [0, 0, 0], 1000 + 0.5 * k, 1, noise);
+    if (k === 0) gone = meas[2].sat;
+    // Two satellites leave for 150 s (2.5 correlation times), one of them for good.
+    if (k >= 100 && k < 250) meas = meas.filter((m) => m.sat !== gone);
+    if (k >= 100) meas = meas.filter((m) => m.sat !== meas[0].sat || m.sat === gone);
+    const spp = solveSpp(t, meas, {});
+    const out = filter.update(t, meas, spp.fix ? spp : undefined);
+    assert.ok(out);
+    if (k === 260) assert.ok(out.used.includes(gone), 'the returning satellite is used again');
+    const e = ecefToEnu(sub(out.position, SLAC), ecefToGeodetic(SLAC));
+    errors.push(Math.hypot(e[0], e[1]));
+  }
+  assert.equal(filter.restarts, 0);
+  assert.ok(Math.max(...errors.slice(200)) < 0.5, `largest error after 200 s ${Math.max(...errors.slice(200))} m`);
+});

@@ -35,6 +35,14 @@ export interface KalmanOptions {
   pfa?: number;
   /** Run backwards in time (epochs fed newest first), for a forward-backward combined solution. */
   backward?: boolean;
+  /**
+   * Correlation time of each satellite's pseudorange error other than receiver noise (broadcast
+   * orbit and clock, ionosphere and troposphere residuals), seconds: a first-order Gauss-Markov
+   * state per satellite with the error model's variance of those terms. Default 3600 (broadcast
+   * sets are fitted over 4 h and replaced every 2 h, so their error holds for about an hour);
+   * 0 treats every epoch's error as independent.
+   */
+  errorCorrelationS?: number;
 }
 
 export interface KalmanFix {
@@ -93,6 +101,13 @@ export class PositionFilter {
   private t?: number;
   private reference?: Constellation;
   private readonly isbIndex = new Map<Constellation, number>();
+  /**
+   * Per-satellite correlated-error states: index in the state, the error model's variance of
+   * the correlated terms (refreshed with the elevation), and when the satellite was last used.
+   * A satellite unseen for longer than the correlation time loses its state; a restart clears all.
+   */
+  private readonly biasIndex = new Map<string, { k: number; variance: number; seen: number }>();
+  private readonly tau: number;
   /** +1 forward in time; -1 for the backward pass of a forward-backward (combined) solution. */
   private readonly direction: 1 | -1;
   /** Restarts from a single-point fix after the first (why each happened is on its epoch's result). */
@@ -107,6 +122,7 @@ export class PositionFilter {
     this.iono = options.iono;
     this.gate = chi2Quantile(options.pfa ?? 1e-5, 1);
     this.direction = options.backward ? -1 : 1;
+    this.tau = options.errorCorrelationS ?? 3600;
   }
 
   /**
@@ -138,6 +154,7 @@ export class PositionFilter {
     const systems = Object.keys(spp.clockBias) as Constellation[];
     this.reference = systems.includes('GPS') ? 'GPS' : systems[0];
     this.isbIndex.clear();
+    this.biasIndex.clear();
     const n = BASE;
     this.x = new Array<number>(n).fill(0);
     this.p = zeros(n, n);
@@ -158,13 +175,40 @@ export class PositionFilter {
 
   /** Adds an inter-system bias state for a constellation, a priori unknown (1 km one-sigma). */
   private addIsb(s: Constellation): number {
-    const k = this.x.length;
+    const k = this.addState(1e6);
     this.isbIndex.set(s, k);
+    return k;
+  }
+
+  /** Appends a state of value 0 and the given variance, uncorrelated with the rest; returns its index. */
+  private addState(variance: number): number {
+    const k = this.x.length;
     this.x.push(0);
     for (const row of this.p) row.push(0);
     this.p.push(new Array<number>(k + 1).fill(0));
-    this.p[k][k] = 1e6;
+    this.p[k][k] = variance;
     return k;
+  }
+
+  /** Removes state k, shifting the indices above it. */
+  private removeState(k: number): void {
+    this.x.splice(k, 1);
+    this.p.splice(k, 1);
+    for (const row of this.p) row.splice(k, 1);
+    for (const [s, i] of this.isbIndex) if (i > k) this.isbIndex.set(s, i - 1);
+    for (const b of this.biasIndex.values()) if (b.k > k) b.k--;
+  }
+
+  /** The correlated-error state of a satellite, added with its variance when new. */
+  private biasState(sat: string, variance: number, time: number): number {
+    let b = this.biasIndex.get(sat);
+    if (!b) {
+      b = { k: this.addState(variance), variance, seen: time };
+      this.biasIndex.set(sat, b);
+    }
+    b.variance = variance;
+    b.seen = time;
+    return b.k;
   }
 
   /** Propagates by dt seconds (negative on the backward pass: the transition runs back, the noise still grows). */
@@ -198,6 +242,24 @@ export class PositionFilter {
     // Inter-system biases are receiver hardware delays: a random walk of 1 cm per square root
     // of a second lets them follow temperature over hours without absorbing the clock.
     for (const k of this.isbIndex.values()) this.p[k][k] += 1e-4 * dt;
+    // Correlated pseudorange errors decay towards zero with their correlation time; the process
+    // noise keeps each one's variance at the error model's value.
+    if (this.tau > 0) {
+      const phi = Math.exp(-dt / this.tau);
+      for (const [sat, b] of [...this.biasIndex]) {
+        if (Math.abs((this.t ?? 0) + signedDt - b.seen) > this.tau) {
+          this.removeState(b.k);
+          this.biasIndex.delete(sat);
+          continue;
+        }
+        this.x[b.k] *= phi;
+        for (let j = 0; j < this.x.length; j++) {
+          this.p[b.k][j] *= phi;
+          if (j !== b.k) this.p[j][b.k] *= phi;
+        }
+        this.p[b.k][b.k] += b.variance * (1 - phi * phi);
+      }
+    }
   }
 
   /** Linearised pseudorange rows at the current state. */
@@ -205,7 +267,7 @@ export class PositionFilter {
     const rcv: Vec3 = [this.x[0], this.x[1], this.x[2]];
     const geo = ecefToGeodetic(rcv);
     const { tow } = gpsWeekTow(time);
-    const out: { m: SatMeasurement; h: number[]; y: number; r: number; kind: 'code' | 'doppler' }[] = [];
+    const out: { m: SatMeasurement; h: number[]; y: number; r: number; total: number; kind: 'code' | 'doppler' }[] = [];
     for (const m of meas) {
       const { range, los } = geometricRange(m.satPos, rcv);
       const { az, el } = azEl(rcv, geo, m.satPos);
@@ -218,14 +280,25 @@ export class PositionFilter {
       }
       const iono = m.ionoFree ? 0 : klobuchar(this.iono, geo, az, el, tow) * ionoScale(m.frequency);
       const tropo = saastamoinen(geo, el);
-      const predicted = range + this.x[CLK] + isb - CLIGHT * m.satClock + iono + tropo;
+      // The whole error model's variance; with correlated-error states, the part other than
+      // receiver noise is carried by the satellite's state and the row keeps the noise alone.
+      const total = pseudorangeVariance(el, m, iono, m.codeNoiseScale ?? 1);
+      let r = total;
+      let biasK = -1;
+      if (this.tau > 0) {
+        const correlated = pseudorangeVariance(el, m, iono, 0);
+        biasK = this.biasState(m.sat, correlated, time);
+        r = total - correlated;
+      }
+      const predicted = range + this.x[CLK] + isb - CLIGHT * m.satClock + iono + tropo + (biasK >= 0 ? this.x[biasK] : 0);
       const h = new Array<number>(this.x.length).fill(0);
       h[0] = -los[0];
       h[1] = -los[1];
       h[2] = -los[2];
       h[CLK] = 1;
       if (isbK >= 0) h[isbK] = 1;
-      out.push({ m, h, y: m.pseudorange - predicted, r: pseudorangeVariance(el, m, iono, m.codeNoiseScale ?? 1), kind: 'code' });
+      if (biasK >= 0) h[biasK] = 1;
+      out.push({ m, h, y: m.pseudorange - predicted, r, total, kind: 'code' });
       if (m.doppler !== undefined && this.dynamics === 'moving') {
         // -lambda D = u . (v_sat - v_rcv) + c (drift_rcv - drift_sat)
         const lambda = CLIGHT / m.frequency;
@@ -237,7 +310,7 @@ export class PositionFilter {
         hd[5] = -los[2];
         hd[DRIFT] = 1;
         // Doppler noise: 0.1 m/s, a receiver datasheet figure for code-tracking Doppler at 1 Hz (u-blox M8T: 0.05 m/s).
-        out.push({ m, h: hd, y: -lambda * m.doppler - (vs - vr + this.x[DRIFT] - CLIGHT * m.satClockDrift), r: 0.01, kind: 'doppler' });
+        out.push({ m, h: hd, y: -lambda * m.doppler - (vs - vr + this.x[DRIFT] - CLIGHT * m.satClockDrift), r: 0.01, total: 0.01, kind: 'doppler' });
       }
     }
     return out;
@@ -250,7 +323,7 @@ export class PositionFilter {
     // the median innovation into the clock when it is far outside the clock's predicted spread.
     if (code.length) {
       const med = median(code.map((r) => r.y));
-      const spread = Math.sqrt(this.p[CLK][CLK] + Math.max(...code.map((r) => r.r)));
+      const spread = Math.sqrt(this.p[CLK][CLK] + Math.max(...code.map((r) => r.total)));
       if (Math.abs(med) > 5 * spread) {
         this.x[CLK] += med;
         for (let k = 0; k < this.x.length; k++) if (k !== CLK) this.p[CLK][k] = this.p[k][CLK] = 0;
@@ -269,7 +342,9 @@ export class PositionFilter {
         const h = r.h.map((v, k) => (k === CLK ? 0 : v));
         let hph = 0;
         for (let a = 0; a < h.length; a++) for (let b = 0; b < h.length; b++) hph += h[a] * this.p[a][b] * h[b];
-        if ((r.y - med) ** 2 / (hph + r.r) > this.gate) screened.add(r);
+        // Gated against the whole error model's variance (r.total), as without correlated-error
+        // states: a receiver whose errors change faster than the model says is not a fault.
+        if ((r.y - med) ** 2 / (hph + r.total) > this.gate) screened.add(r);
       }
     }
     const x0 = [...this.x];
@@ -285,7 +360,7 @@ export class PositionFilter {
       for (let k = 0; k < this.x.length; k++) y -= (r.h[k] ?? 0) * (this.x[k] - x0[k]);
       const ph = this.p.map((row) => row.reduce((s, v, k) => s + v * (r.h[k] ?? 0), 0));
       const s = r.h.reduce((acc, hk, k) => acc + hk * ph[k], 0) + r.r;
-      if ((y * y) / s > this.gate) {
+      if ((y * y) / (s + r.total - r.r) > this.gate) {
         if (r.kind === 'code') rejected.push(r.m.sat);
         continue;
       }

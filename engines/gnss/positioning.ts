@@ -39,6 +39,8 @@ export interface PositioningOptions {
   combined?: boolean;
   /** Run backwards in time (the backward pass of a combined solution). */
   backward?: boolean;
+  /** Correlation time of the pseudorange errors other than receiver noise, seconds (`KalmanOptions.errorCorrelationS`; default 3600, 0: independent epochs). */
+  errorCorrelationS?: number;
 }
 
 /** Carrier frequencies of a satellite's first and second signals, Hz (GLONASS from its broadcast channel number). */
@@ -93,6 +95,7 @@ export class FilteredPositioning {
       elevationMaskDeg: options.elevationMaskDeg,
       iono: options.iono,
       backward: options.backward,
+      errorCorrelationS: options.errorCorrelationS,
     });
     this.direction = options.backward ? -1 : 1;
   }

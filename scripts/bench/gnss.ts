@@ -66,7 +66,7 @@ function accuracy(): void {
   if (!haveRtklib) console.log('  rnx2rtkp not installed (Debian package rtklib): its columns are skipped');
   const col = (v: string, w: number) => v.padStart(w);
   console.log(
-    `  ${'station'.padEnd(8)} ${col('solved', 9)} ${col('kalman m', 9)} ${col('moving m', 9)} ${col('combined m', 11)} ${col('single m', 9)} ${col('IF kalman m', 12)} ${col('rnx2rtkp m', 11)} ${col('rnx2rtkp IF m', 14)} ${col('converged', 10)} ${col('kalman ms', 10)}`,
+    `  ${'station'.padEnd(8)} ${col('solved', 9)} ${col('restarts', 8)} ${col('kalman m', 9)} ${col('white m', 8)} ${col('moving m', 9)} ${col('combined m', 11)} ${col('single m', 9)} ${col('IF kalman m', 12)} ${col('rnx2rtkp m', 11)} ${col('rnx2rtkp IF m', 14)} ${col('converged', 10)} ${col('kalman ms', 10)}`,
   );
   const ratios: string[] = [];
   const biases: string[] = [];
@@ -81,6 +81,7 @@ function accuracy(): void {
     const combined = solveFile(obs, nav, {}, {}, { mode: 'kalman', dynamics: 'static', combined: true });
     const single = solveFile(obs, nav, {}, {}, { mode: 'spp' });
     const ionoFree = solveFile(obs, nav, {}, {}, { mode: 'kalman', dynamics: 'static', ionosphere: 'dual-frequency' });
+    const white = solveFile(obs, nav, {}, {}, { mode: 'kalman', dynamics: 'static', errorCorrelationS: 0 });
     const truth = obs.header.approxPosition;
     let theirs: number | undefined;
     let theirsIf: number | undefined;
@@ -112,17 +113,19 @@ function accuracy(): void {
     const solved = `${((100 * kalman.summary.fixes) / kalman.summary.epochs).toFixed(0)}% ${kalman.summary.fixes}`;
     systems.push(`${s.name} ${kalman.summary.constellations.join('+')}`);
     console.log(
-      `  ${s.name.padEnd(8)} ${col(solved, 9)} ${col(rms(kalman).toFixed(3), 9)} ${col(rms(moving).toFixed(3), 9)} ${col(rms(combined).toFixed(3), 11)} ${col(rms(single).toFixed(3), 9)} ${col(rms(ionoFree).toFixed(3), 12)} ${col(theirs?.toFixed(3) ?? '-', 11)} ${col(theirsIf?.toFixed(3) ?? '-', 14)} ${col(converged, 10)} ${col(kalmanMs.toFixed(0), 10)}`,
+      `  ${s.name.padEnd(8)} ${col(solved, 9)} ${col(`${kalman.summary.filter_restarts ?? 0}/${moving.summary.filter_restarts ?? 0}`, 8)} ${col(rms(kalman).toFixed(3), 9)} ${col(rms(white).toFixed(3), 8)} ${col(rms(moving).toFixed(3), 9)} ${col(rms(combined).toFixed(3), 11)} ${col(rms(single).toFixed(3), 9)} ${col(rms(ionoFree).toFixed(3), 12)} ${col(theirs?.toFixed(3) ?? '-', 11)} ${col(theirsIf?.toFixed(3) ?? '-', 14)} ${col(converged, 10)} ${col(kalmanMs.toFixed(0), 10)}`,
     );
     ratios.push(
-      `  ${s.name.padEnd(8)} ${col(ratio(rms(kalman)), 9)} ${col(ratio(rms(moving)), 9)} ${col(ratio(rms(combined)), 11)} ${col(ratio(rms(single)), 9)} ${col(ratio(rms(ionoFree)), 12)} ${col(ratio(theirsIf), 14)} ${col(theirsIf ? (rms(ionoFree) / theirsIf).toFixed(3) : '-', 17)}`,
+      `  ${s.name.padEnd(8)} ${col(ratio(rms(kalman)), 9)} ${col(ratio(rms(white)), 8)} ${col(ratio(rms(moving)), 9)} ${col(ratio(rms(combined)), 11)} ${col(ratio(rms(single)), 9)} ${col(ratio(rms(ionoFree)), 12)} ${col(ratio(theirsIf), 14)} ${col(theirsIf ? (rms(ionoFree) / theirsIf).toFixed(3) : '-', 17)}`,
     );
   }
   console.log('  Ratios to rnx2rtkp single mode (Klobuchar) on the same file (aim: at most 0.8):');
-  console.log(`  ${'station'.padEnd(8)} ${col('kalman', 9)} ${col('moving', 9)} ${col('combined', 11)} ${col('single', 9)} ${col('IF kalman', 12)} ${col('rnx2rtkp IF', 14)} ${col('IF kalman/rtk IF', 17)}`);
+  console.log(`  ${'station'.padEnd(8)} ${col('kalman', 9)} ${col('white', 8)} ${col('moving', 9)} ${col('combined', 11)} ${col('single', 9)} ${col('IF kalman', 12)} ${col('rnx2rtkp IF', 14)} ${col('IF kalman/rtk IF', 17)}`);
   for (const r of ratios) console.log(r);
   console.log(`  constellations (ours and rnx2rtkp's navsys): ${systems.join(', ')}`);
   console.log('  converged: time from a cold start until the horizontal error stays at or below rnx2rtkp single mode\'s RMS on that station');
+  console.log("  kalman, moving, combined, IF: each satellite's error other than receiver noise is a Gauss-Markov state (correlation 3600 s);");
+  console.log("  white: the static filter with every epoch's error independent (errorCorrelationS 0, the model before); restarts: static/moving");
   console.log("  moving: the same filter with the moving model (Groves' 1 m^2/s^3 acceleration PSD), the default of `gnss solve` and the live service");
   console.log('  combined: the static filter run forwards and backwards over the file, combined per epoch (post-processing, `gnss solve --combined`)');
   console.log("  RTKLIB Kalman mode for code-only data: none (its kinematic/static modes need a base station; ppp-static and ppp-kinematic");

@@ -30,6 +30,7 @@ import {
   selectJobs,
   selectResult,
   usageFigures,
+  type JobStatus,
   type ListQuery,
   type NewJob,
   type QuantumJob,
@@ -216,8 +217,8 @@ export type CancelOutcome =
  * Cancels a job that is not finished: its row first (one conditional UPDATE, so a finish
  * racing it cannot also win), then its simulation, wherever it runs.
  */
-export async function cancelJob(ctx: ServiceContext, scope: Scope, id: string): Promise<CancelOutcome> {
-  const done = await cancel<JobInput>(ctx.db, scope, id, ctx.now());
+export async function cancelJob(ctx: ServiceContext, scope: Scope, id: string, from?: readonly JobStatus[]): Promise<CancelOutcome> {
+  const done = await cancel<JobInput>(ctx.db, scope, id, ctx.now(), from);
   if (!done) {
     const job = await selectJob<JobInput>(ctx.db, scope, id);
     return job ? { outcome: 'already_finished', job } : { outcome: 'not_found' };

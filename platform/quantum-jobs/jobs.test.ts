@@ -190,3 +190,25 @@ describe('queues, retries and results', () => {
     }
   });
 });
+
+describe('a cancel limited to some states', () => {
+  it('leaves a job that has left those states as it is (a supplier job a worker just started keeps running)', async () => {
+    const { db, close } = await openTestDatabase(allMigrations([]));
+    try {
+      const ctx = ctxOf(db);
+      const account = await createAccount(db, { email: 'only-queued@example.test' });
+      const scope = { service: 'only-queued', accountId: account.id };
+      const running = await submitJob(ctx, { ...scope, kind: 'run', backend: 'statevector_simulator', input: { task: task(BELL) } });
+      // As a worker leaves it the moment it claims the job (no workers run in this process).
+      await db.query(`UPDATE quantum_jobs SET status = 'running', attempts = 1, owner = 'elsewhere:1', lease_until = now() + interval '1 minute', started_at = now() WHERE id = $1`, [running.id]);
+      const refused = await cancelJob(ctx, scope, running.id, ['queued']);
+      assert.equal(refused.outcome, 'already_finished');
+      assert.equal((await getJob(ctx, scope, running.id))!.status, 'running');
+      const queued = await submitJob(ctx, { ...scope, kind: 'run', backend: 'statevector_simulator', input: { task: task(BELL) } });
+      assert.equal((await cancelJob(ctx, scope, queued.id, ['queued'])).outcome, 'cancelled');
+      assert.equal((await getJob(ctx, scope, queued.id))!.status, 'cancelled');
+    } finally {
+      await close();
+    }
+  });
+});

@@ -528,7 +528,14 @@ export async function fail<I>(
  * Cancels a job that is not finished. A running job is charged the time it ran (at most its
  * hold) and refunded the rest; a job that had not started running is refunded its whole hold.
  */
-export async function cancel<I>(db: Sql, scope: Scope, id: string, now: Date): Promise<{ job: QuantumJob<I>; previous: JobStatus; owner: string | null } | null> {
+export async function cancel<I>(
+  db: Sql,
+  scope: Scope,
+  id: string,
+  now: Date,
+  /** Cancel only from these states (default: any unfinished one). */
+  from?: readonly JobStatus[],
+): Promise<{ job: QuantumJob<I>; previous: JobStatus; owner: string | null } | null> {
   const rows = await db.query<Row & { previous: JobStatus; previous_owner: string | null }>(
     `WITH old AS (
        SELECT id, status, owner,
@@ -542,9 +549,9 @@ export async function cancel<I>(db: Sql, scope: Scope, id: string, now: Date): P
             charged_minutes = j.charged_minutes + old.used,
             refunded_minutes = j.refunded_minutes + j.hold_minutes - old.used
        FROM old
-      WHERE j.id = old.id AND j.status IN ${ACTIVE_SQL}
+      WHERE j.id = old.id AND j.status IN ${ACTIVE_SQL} AND ($5::text[] IS NULL OR j.status = ANY($5::text[]))
       RETURNING ${COLUMNS.split(',').map((c) => `j.${c.trim()}`).join(', ')}, old.status AS previous, old.owner AS previous_owner`,
-    [id, scope.service, scope.accountId ?? null, now],
+    [id, scope.service, scope.accountId ?? null, now, from ? [...from] : null],
   );
   const row = rows[0];
   return row ? { job: fromRow<I>(row), previous: row.previous, owner: row.previous_owner } : null;

@@ -89,9 +89,10 @@ export class EmulatedAdapter implements SupplierAdapter {
   async cancel(job: SupplierJob): Promise<'cancelled' | 'not_cancellable'> {
     if (!job.quantumJobId) return 'not_cancellable';
     const found = await getJobWithResult(this.ctx, { service: SERVICE, accountId: job.accountId }, job.quantumJobId);
-    // Only a job still waiting in its queue may be cancelled (the spec's rule).
+    // Only a job still waiting in its queue may be cancelled (the spec's rule); the cancel itself
+    // names that state too, so a job a worker starts between the two reads keeps running.
     if (!found || found.job.status !== 'queued') return 'not_cancellable';
-    const out = await cancelJob(this.ctx, { service: SERVICE, accountId: job.accountId }, job.quantumJobId);
+    const out = await cancelJob(this.ctx, { service: SERVICE, accountId: job.accountId }, job.quantumJobId, ['queued']);
     return out.outcome === 'cancelled' ? 'cancelled' : 'not_cancellable';
   }
 }

@@ -16,6 +16,7 @@ import { layoutAndRoute } from './layout.ts';
 import { counts, metrics, type Metrics } from './metrics.ts';
 import { resynthesizePhaseRegions } from './phasepoly.ts';
 import { hadamardCxToPhases } from './hcz.ts';
+import { flipHadamardControls } from './hflip.ts';
 import { relativePhaseToffolis } from './relphase.ts';
 import { pushPaulis } from './pauli.ts';
 import { relocatePhasesToEnd } from './relocate.ts';
@@ -138,6 +139,7 @@ function pipeline(source: Circuit, input: Circuit, options: OptimizeOptions, lev
     phaseRegions(ir, level, classic);
     ir = relocated(ir, level, cost1q, classic);
     ir = pauliPushed(ir, level, basis, classic);
+    ir = hadamardsFlipped(ir, level, basis, classic);
   }
   const identity = [...Array(input.numQubits).keys()];
   let initial = identity;
@@ -223,6 +225,40 @@ function pauliPushed(ir: Ir, level: number, basis: Basis, classic?: boolean): Ir
     if (s < bestSize) {
       best = result;
       bestSize = s;
+    }
+  }
+  return best;
+}
+
+/**
+ * The IR with H gates moved from CX controls to their targets where they cancel there
+ * (hflip.ts), the rewrites run again after each sweep; kept when the emitted circuit has no
+ * more gates and no more two-qubit gates, and fewer of one.
+ */
+function hadamardsFlipped(ir: Ir, level: number, basis: Basis, classic?: boolean): Ir {
+  const size = (x: Ir): [number, number] => {
+    const k = counts(emit(x, basis, { fuse: true, qregs: [], cregs: [], numClbits: 0 }));
+    return [k.gates, k.twoQubit];
+  };
+  let best = ir;
+  let [g0, t0] = size(ir);
+  // Strict sweeps only, or a first sweep that also takes the sites keeping the H count (their
+  // wire then joins the phase regions around it, which may merge rotations or share CX).
+  for (const slack of [-1, 0]) {
+    const trial: Ir = { n: ir.n, ops: ir.ops.slice(), phase: ir.phase };
+    let flipped = 0;
+    for (let round = 0; round < 8; round++) {
+      const k = flipHadamardControls(trial, round === 0 ? slack : -1);
+      if (!k) break;
+      flipped += k;
+      simplify(trial, level);
+      phaseRegions(trial, level, classic);
+    }
+    if (!flipped) continue;
+    const [g1, t1] = size(trial);
+    if (g1 <= g0 && t1 <= t0 && (g1 < g0 || t1 < t0)) {
+      best = trial;
+      [g0, t0] = [g1, t1];
     }
   }
   return best;

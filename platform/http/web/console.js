@@ -1,5 +1,6 @@
 // What every console page's script needs (the quantum jobs page, the positioning page, the
-// gateway console): the service's base path, JSON calls with the session cookie, the sign-in
+// gateway console, the chat page): the service's base path, JSON calls with the session cookie
+// (or the raw answer, for a reply read as it streams in), the sign-in
 // form and sign-out button, and a live event stream that reconnects by itself and reloads the
 // page once its session has ended. An ES module, served by platform/http/pages.ts beside each
 // page's own assets (`<assets>/shared/console.js`), so a page's script imports it with
@@ -17,17 +18,30 @@ export class ApiError extends Error {
   }
 }
 
-/** One JSON call under the service's prefix; resolves to the parsed body, throws ApiError on 4xx/5xx. */
-export async function api(method, path, body) {
+/**
+ * One call under the service's prefix whose answer the caller reads itself (the chat's streamed
+ * reply): resolves to the Response when it succeeded, throws ApiError on 4xx/5xx; `signal`
+ * (an AbortSignal) stops it.
+ */
+export async function request(method, path, body, { signal } = {}) {
   const res = await fetch(`${base}${path}`, {
     method,
+    signal,
     credentials: 'same-origin',
     headers: body === undefined ? {} : { 'content-type': 'application/json' },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
-  const data = await res.json().catch(() => ({}));
-  if (!res.ok) throw new ApiError(data && data.error && data.error.message ? data.error.message : `HTTP ${res.status}`, res.status);
-  return data;
+  if (!res.ok) {
+    const data = await res.json().catch(() => ({}));
+    throw new ApiError(data && data.error && data.error.message ? data.error.message : `HTTP ${res.status}`, res.status);
+  }
+  return res;
+}
+
+/** One JSON call under the service's prefix; resolves to the parsed body, throws ApiError on 4xx/5xx. */
+export async function api(method, path, body, options) {
+  const res = await request(method, path, body, options);
+  return res.json().catch(() => ({}));
 }
 
 /** Shows `err`'s message in the element `id` (hides it when `err` is null). */
@@ -49,12 +63,19 @@ export function wireSession({ login, logout, after }) {
     signin.addEventListener('submit', async (event) => {
       event.preventDefault();
       const form = new FormData(signin);
+      // One attempt at a time: the button waits for the answer, and an old refusal goes meanwhile.
+      const button = signin.querySelector('button[type="submit"]');
+      if (button) button.disabled = true;
+      showError('signin-error', null);
       try {
         await api('POST', login, { email: form.get('email'), password: form.get('password') });
         location.reload();
+        return;
       } catch (err) {
-        showError('signin-error', err);
+        // A refusal has the service's message; anything else is the network (fetch's own words name no cause).
+        showError('signin-error', err instanceof ApiError ? err : new Error('The server cannot be reached. Try again.'));
       }
+      if (button) button.disabled = false;
     });
   }
   const signout = document.getElementById('signout');

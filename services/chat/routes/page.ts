@@ -108,7 +108,7 @@ function chatView(
   )}</ul>
 ${data.conversations.length === 0 ? html`<p id="no-conversations" class="muted">No conversations yet.</p>` : ''}
 </details>
-<div class="account"><span class="muted" title="${data.email}">${data.email}</span><button type="button" id="sign-out" class="link">Sign out</button></div>
+<div class="account"><span class="muted" title="${data.email}">${data.email}</span><button type="button" id="signout" class="link">Sign out</button></div>
 </aside>
 <main class="chat">
 <header class="topbar">
@@ -137,7 +137,7 @@ export async function registerPage(app: ServiceApp, deps: ChatDeps): Promise<voi
     dir: fileURLToPath(new URL('../web/', import.meta.url)),
     prefix: `${deps.prefix}/assets`,
   });
-  const page = { styles: [assets.url('chat.css')], scripts: [assets.url('chat.js')], icon: assets.url('icon.svg') };
+  const page = { styles: [assets.url('chat.css')], modules: [assets.url('chat.js')], icon: assets.url('icon.svg') };
 
   app.get(
     `${deps.prefix}/`,

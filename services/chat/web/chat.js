@@ -1,44 +1,17 @@
-// The chat page's behaviour on top of the server-rendered HTML: sign in and out, the model
-// picker, sending a message and showing the reply as it streams in, the stop button, the
-// day's remaining messages. Plain browser JavaScript, no libraries, no inline code (the CSP).
-'use strict';
+// The chat page's behaviour on top of the server-rendered HTML: sign in and out and the API
+// calls (the shared console script), the model picker, sending a message and showing the reply
+// as it streams in, the stop button, the day's remaining messages. A plain ES module, no
+// libraries, no inline code (the CSP).
+import { api, ApiError, base, request, wireSession } from './shared/console.js';
 
-(function () {
+wireSession({ login: '/api/auth/login', logout: '/api/auth/logout', after: `${base}/` });
+
+const app = document.querySelector('.app');
+if (app) chat(app);
+
+/** The signed-in page: `app` is its root, `data-conversation` the open conversation (empty for a new chat). */
+function chat(app) {
   const $ = (id) => document.getElementById(id);
-
-  // ---- sign-in page ----
-  const signin = $('signin');
-  if (signin) {
-    const prefix = location.pathname.replace(/\/$/, '');
-    signin.addEventListener('submit', async (event) => {
-      event.preventDefault();
-      const error = $('signin-error');
-      error.hidden = true;
-      const button = signin.querySelector('button');
-      button.disabled = true;
-      try {
-        const res = await fetch(`${prefix}/api/auth/login`, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          body: JSON.stringify({ email: $('email').value, password: $('password').value }),
-        });
-        if (res.ok) {
-          location.reload();
-          return;
-        }
-        error.textContent = await errorText(res);
-      } catch {
-        error.textContent = 'The server cannot be reached. Try again.';
-      }
-      error.hidden = false;
-      button.disabled = false;
-    });
-    return;
-  }
-
-  const app = document.querySelector('.app');
-  if (!app) return;
-  const prefix = app.dataset.prefix;
   let conversationId = app.dataset.conversation || null;
   const messages = $('messages');
   const input = $('message');
@@ -48,15 +21,6 @@
   const picker = $('model');
   const notice = $('notice');
   let running = null; // the AbortController of the reply being streamed
-
-  async function errorText(res) {
-    try {
-      const body = await res.json();
-      return (body.error && body.error.message) || body.detail || `Request failed (${res.status})`;
-    } catch {
-      return `Request failed (${res.status})`;
-    }
-  }
 
   function showNotice(text) {
     notice.textContent = text;
@@ -92,18 +56,8 @@
   picker.addEventListener('change', async () => {
     describeModel();
     if (!conversationId) return;
-    const res = await api(`/api/conversations/${encodeURIComponent(conversationId)}`, { method: 'PATCH', body: { model: picker.value } });
-    if (!res.ok) showNotice(await errorText(res));
+    await api('PATCH', `/api/conversations/${encodeURIComponent(conversationId)}`, { model: picker.value }).catch((err) => showNotice(err.message));
   });
-
-  function api(path, { method = 'GET', body, signal } = {}) {
-    return fetch(prefix + path, {
-      method,
-      signal,
-      headers: body === undefined ? {} : { 'content-type': 'application/json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-  }
 
   // ---- remaining messages ----
   function showUsage(usage) {
@@ -157,7 +111,7 @@
     for (const a of list.querySelectorAll('a[aria-current]')) a.removeAttribute('aria-current');
     const li = document.createElement('li');
     const a = document.createElement('a');
-    a.href = `${prefix}/?c=${encodeURIComponent(conversation.id)}`;
+    a.href = `${base}/?c=${encodeURIComponent(conversation.id)}`;
     a.dataset.id = conversation.id;
     a.textContent = conversation.title;
     a.setAttribute('aria-current', 'page');
@@ -211,28 +165,24 @@
     let replyBubble = null;
     try {
       if (!conversationId) {
-        const res = await api('/api/conversations', { method: 'POST', body: { model: picker.value }, signal: controller.signal });
-        if (!res.ok) throw new Error(await errorText(res));
-        const conversation = await res.json();
+        const conversation = await api('POST', '/api/conversations', { model: picker.value }, { signal: controller.signal });
         conversationId = conversation.id;
         app.dataset.conversation = conversationId;
-        history.replaceState(null, '', `${prefix}/?c=${encodeURIComponent(conversationId)}`);
+        history.replaceState(null, '', `${base}/?c=${encodeURIComponent(conversationId)}`);
         addToList(conversation);
       }
       userBubble = bubble('user', 'You', text);
       replyBubble = bubble('assistant', modelName, '');
-      const res = await api(`/api/conversations/${encodeURIComponent(conversationId)}/messages`, {
-        method: 'POST',
-        body: { content: text, stream: true },
-        signal: controller.signal,
+      const path = `/api/conversations/${encodeURIComponent(conversationId)}/messages`;
+      const res = await request('POST', path, { content: text, stream: true }, { signal: controller.signal }).catch((err) => {
+        if (err instanceof ApiError) {
+          // Refused before anything ran (a daily limit, a bad message): nothing was stored.
+          userBubble.remove();
+          replyBubble.remove();
+          input.value = text;
+        }
+        throw err;
       });
-      if (!res.ok) {
-        // Refused before anything ran (a daily limit, a bad message): nothing was stored.
-        userBubble.remove();
-        replyBubble.remove();
-        input.value = text;
-        throw new Error(await errorText(res));
-      }
       const content = replyBubble.querySelector('.content');
       await readEvents(res, (name, data) => {
         if (name === 'start') {
@@ -277,9 +227,4 @@
   stop.addEventListener('click', () => {
     if (running) running.abort();
   });
-
-  $('sign-out').addEventListener('click', async () => {
-    await api('/api/auth/logout', { method: 'POST' });
-    location.href = `${prefix}/`;
-  });
-})();
+}

@@ -3,11 +3,13 @@
  * one schema whatever `--only` says), builds each service's app, listens on its port and,
  * on SIGTERM or SIGINT, answers `/ready` with 503 `draining` for the drain period (when a load
  * balancer polls it), then stops accepting, lets in-flight requests finish, and closes the
- * store cleanly. Every service answers `/ready` 503 `starting` until all of them are up.
+ * store cleanly. Every service answers `/ready` 503 `starting` until all of them are up and the
+ * queue workers they start after answering (jobs/background.ts) are running.
  */
 import type { LatticeConfig } from './config.ts';
 import type { ServiceApp } from './http/app.ts';
 import { platformMigrations } from './migrations.ts';
+import { holdWorkerStarts, releaseWorkerStarts, workerStartsSettled } from './jobs/background.ts';
 import type { JobQueue } from './jobs/queue.ts';
 import { jobQueueGauge, storeGauges, trainingGauge } from './observability/families.ts';
 import { holdReadiness, nameService, readinessWatched, setPhase } from './observability/http.ts';
@@ -57,9 +59,12 @@ async function checkPortFree(id: string, host: string, port: number): Promise<vo
 /** The process's job queue, with pg-boss loaded only when a service first asks for it. */
 function lazyJobQueue(db: Store['db']): { get: () => Promise<JobQueue>; stop: () => Promise<void> } {
   let inner: Promise<{ get: () => Promise<JobQueue>; stop: () => Promise<void> }> | null = null;
+  const get = async () => (await (inner ??= import('./jobs/queue.ts').then((m) => m.lazyQueue(db)))).get();
   return {
-    get: async () => (await (inner ??= import('./jobs/queue.ts').then((m) => m.lazyQueue(db)))).get(),
+    get,
     async stop() {
+      // A worker start still running (a start that failed beside it) must not register on a stopped queue.
+      await workerStartsSettled(get);
       if (inner) await (await inner).stop();
     },
   };
@@ -102,6 +107,8 @@ export async function startLattice(
   const queue = lazyJobQueue(store.db);
   jobQueueGauge(store.db);
   const ctx: ServiceContext = { db: store.db, dataDir: config.dataDir, now: () => new Date(), queue: queue.get };
+  // Queue workers (jobs/background.ts) start once every service answers, and /ready waits for them.
+  holdWorkerStarts(queue.get);
   // Rows of ended limit windows are deleted by one process of the cluster.
   const { startLeaderLoop } = await import('./cluster/loop.ts');
   const { closeLimiter, pruneLimitWindows } = await import('./limits/windows.ts');
@@ -134,6 +141,7 @@ export async function startLattice(
       services.push({ id: def.id, url, app });
       log(`${def.id.padEnd(12)} ${url}  (docs ${url}/docs)`);
     }
+    await releaseWorkerStarts(queue.get);
   } catch (err) {
     // The app that failed to listen has started its own resources (worker pools): close it too.
     await Promise.allSettled([...services.map((s) => s.app.close()), ...(building ? [building.close()] : [])]);

@@ -13,6 +13,7 @@
  */
 import PgBoss from 'pg-boss';
 import type { Database } from '../storage/database.ts';
+import { workerStartsSettled } from './background.ts';
 
 export interface QueueOptions {
   /** Schema pg-boss keeps its tables in (tests use their own). */
@@ -106,13 +107,17 @@ export class JobQueue {
 
 /**
  * A queue started on first call and shared by every caller after that; `stop` stops it only
- * when it was started. The server and the test harness give one to every service.
+ * when it was started, after the worker starts handed over for it (background.ts) have ended,
+ * so that no worker registers on a stopped queue. The server and the test harness give one to
+ * every service.
  */
 export function lazyQueue(db: Database, options: QueueOptions = {}): { get: () => Promise<JobQueue>; stop: () => Promise<void> } {
   let started: Promise<JobQueue> | null = null;
+  const get = () => (started ??= JobQueue.start(db, options));
   return {
-    get: () => (started ??= JobQueue.start(db, options)),
+    get,
     async stop() {
+      await workerStartsSettled(get);
       if (!started) return;
       const queue = await started.catch(() => null);
       await queue?.stop(10_000);

@@ -125,6 +125,22 @@ test('sign in, send a message, watch the reply stream in, stop one, and reach th
   await context.close();
 });
 
+test('a sign-in the network loses says the server cannot be reached, and the form can be sent again', async () => {
+  const user = await chat.newUser();
+  const { page, context } = await openPage(browser);
+  await page.goto(`${chat.url}/`);
+  await page.route('**/api/auth/login', (route) => route.abort('connectionfailed'));
+  await page.getByLabel('Email').fill(user.email);
+  await page.getByLabel('Password').fill(user.password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByText('The server cannot be reached. Try again.').waitFor();
+  assert.ok(await page.getByRole('button', { name: 'Sign in' }).isEnabled(), 'the form can be sent again');
+  await page.unroute('**/api/auth/login');
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.locator('#composer').waitFor();
+  await context.close();
+});
+
 test('at phone width (390 px) the page fits the screen and a message can be sent', async () => {
   const user = await chat.newUser();
   const { page, context, problems } = await openPage(browser, { viewport: PHONE });

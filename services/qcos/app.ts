@@ -5,6 +5,7 @@ import { startLeaderLoop } from '../../platform/cluster/loop.ts';
 import { startQuantumWorkers, type QuantumWorkers } from '../../platform/quantum-jobs/index.ts';
 import type { ServiceContext } from '../../platform/service.ts';
 import { emitEvent, startWebhookDelivery } from '../../platform/webhooks/index.ts';
+import { startWorkersLater } from '../../platform/jobs/background.ts';
 import { pruneMinuteCounters, qcosAuth } from './auth.ts';
 import { formatQcosError, QcosError } from './errors.ts';
 import { CircuitIn, JobOut, ResultsOut, SubmitOut } from './schemas.ts';
@@ -40,7 +41,8 @@ export async function buildQcos(ctx: ServiceContext, options: { prefix: string }
     schemas: [QcosError, CircuitIn, JobOut, SubmitOut, ResultsOut, BackendItem, BackendDetail],
     async start(app) {
       const workers = await startQuantumWorkers(ctx);
-      await startWebhookDelivery(ctx);
+      // The delivery worker starts after the service answers (it starts the job queue); /ready waits for it.
+      void startWorkersLater(ctx, 'qcos webhook delivery', () => startWebhookDelivery(ctx));
       // job.completed / job.failed of circuit jobs (not of optimize or simulate calls, which answer at once).
       workers.onJobFinished('qcos', async (_jobCtx, job) => {
         if (job.kind !== 'run' || job.status === 'cancelled') return;

@@ -10,6 +10,7 @@ import { startLeaderLoop } from '../../platform/cluster/loop.ts';
 import { startQuantumWorkers, type QuantumWorkers } from '../../platform/quantum-jobs/index.ts';
 import type { ServiceContext } from '../../platform/service.ts';
 import { startWebhookDelivery } from '../../platform/webhooks/index.ts';
+import { startWorkersLater } from '../../platform/jobs/background.ts';
 import { buildAdapters } from './adapters/index.ts';
 import { suppliersAuth } from './auth.ts';
 import { answerCancelRequests } from './cancel-requests.ts';
@@ -68,7 +69,8 @@ export async function buildSuppliers(ctx: ServiceContext, options: { prefix: str
       });
 
       const workers = await startQuantumWorkers(ctx);
-      await startWebhookDelivery(ctx);
+      // The delivery worker starts after the service answers (it starts the job queue); /ready waits for it.
+      void startWorkersLater(ctx, 'suppliers webhook delivery', () => startWebhookDelivery(ctx));
       const deps: Deps = { ctx, config, adapters: buildAdapters(ctx, config), owner: ownerName(), auth: suppliersAuth(ctx) };
       // The end of an emulated job on this store settles it with this app's adapters; release() unwires it.
       workers.onJobFinished(SERVICE, async (_jobCtx, q) => {

@@ -4,6 +4,7 @@
  */
 import { followTenantChanges } from './tenants.ts';
 import { startLeaderLoop } from '../../platform/cluster/loop.ts';
+import { startWorkersLater } from '../../platform/jobs/background.ts';
 import type { ServiceApp } from '../../platform/http/app.ts';
 import { mountService } from '../../platform/http/mount.ts';
 import { requireKey } from '../../platform/http/auth.ts';
@@ -60,8 +61,13 @@ export async function build(ctx: ServiceContext, options: { prefix: string }): P
       const adapters = new Adapters(ctx.db, ctx.dataDir);
       const language = new Language(loadConfig());
       const trainer = new Trainer(ctx, adapters);
-      await events.start();
-      await trainer.start();
+      // The webhook and training workers start the job queue: after the service answers, with
+      // /ready at 503 until they run (platform/jobs/background.ts). Sending a job or an event
+      // before then starts the queue itself and the message waits for its worker.
+      void startWorkersLater(ctx, 'llm queue workers', async () => {
+        await events.start();
+        await trainer.start();
+      });
       // One process of the cluster re-queues the training jobs of processes that died (their lease ran out).
       const trainingLeases = await startLeaderLoop(ctx.db, 'llm-training-leases', RECOVER_MS, () => trainer.recover(), app.log);
       // Tenant settings changed by another process of the cluster reach this one's cache at once.
@@ -84,6 +90,7 @@ export async function build(ctx: ServiceContext, options: { prefix: string }): P
       const stop = async (): Promise<void> => {
         stopFollowingTenants();
         await trainingLeases.stop();
+        // A worker start not yet run finds the trainer stopping and takes no job; the queue's stop waits for it.
         trainer.stop();
         await language.close();
         adapters.close();

@@ -96,21 +96,23 @@ export async function sendJob(db: Sql, queue: JobQueue, queueName: string, jobId
  * message would be harmless anyway, as `claimJob` lets one run take it). A job left `queued`
  * for longer than a lease whose message is no longer waiting (taken by a process that died
  * before claiming the row, or given up by the queue) is sent again. Returns the jobs re-queued.
+ * `queue` is asked for only when a round finds such a job: a round with nothing to recover does
+ * not start the job queue (a process's start does not wait for it).
  */
-export async function recoverJobs(db: Sql, queue: JobQueue, queueName: string): Promise<string[]> {
+export async function recoverJobs(db: Sql, queue: () => Promise<JobQueue>, queueName: string): Promise<string[]> {
   const expired = await db.query<{ id: string }>(
     `UPDATE llm_training_jobs SET status = 'queued', progress = 0, current_epoch = 0, lease_owner = NULL, lease_expires_at = NULL, updated_at = now()
       WHERE status = 'running' AND lease_expires_at < now() RETURNING id`,
   );
   const requeued = expired.map((r) => r.id);
-  for (const id of requeued) await sendJob(db, queue, queueName, id);
+  for (const id of requeued) await sendJob(db, await queue(), queueName, id);
   const stale = await db.query<{ id: string; queue_job_id: string | null }>(
     `SELECT id, queue_job_id FROM llm_training_jobs
       WHERE status = 'queued' AND updated_at < now() - make_interval(secs => ${LEASE_SECONDS})
       ORDER BY updated_at LIMIT ${ORPHAN_BATCH}`,
   );
   for (const row of stale) {
-    const state = row.queue_job_id ? await queue.state(queueName, row.queue_job_id) : null;
+    const state = row.queue_job_id ? await (await queue()).state(queueName, row.queue_job_id) : null;
     // Waiting for a free process: nothing to do.
     if (state && (state.state === 'created' || state.state === 'retry')) continue;
     // Taken by a process that died before claiming it, given up by the queue, or never sent (the
@@ -120,7 +122,7 @@ export async function recoverJobs(db: Sql, queue: JobQueue, queueName: string): 
       [row.id, row.queue_job_id],
     );
     if (moved.length === 0) continue;
-    await sendJob(db, queue, queueName, row.id);
+    await sendJob(db, await queue(), queueName, row.id);
     requeued.push(row.id);
   }
   return requeued;

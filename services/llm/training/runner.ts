@@ -20,6 +20,7 @@ import { readFileSync, rmSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import type { LoraProgress } from '../../../engines/language/builtin/lora.ts';
 import { BUILTIN_MODEL_PATH } from '../../../engines/language/config.ts';
+import type { JobQueue } from '../../../platform/jobs/queue.ts';
 import type { ServiceContext } from '../../../platform/service.ts';
 import { emitEvent } from '../../../platform/webhooks/index.ts';
 import type { QEvent } from '../events.ts';
@@ -76,22 +77,46 @@ export function trainingEventId(jobId: string, event: string): string {
 export class Trainer {
   private readonly running = new Map<string, Worker>();
   private stopping = false;
+  /** The job queue with `llm.train` defined on it: started on first need, kept for the process's life (a failure is retried on the next need). */
+  private defined: Promise<JobQueue> | null = null;
 
   constructor(
     private readonly ctx: ServiceContext,
     private readonly adapters: Adapters,
   ) {}
 
+  /**
+   * Takes this process's share of training jobs from the queue. app.ts runs it after the service
+   * answers (it starts the job queue, seconds on a loaded machine); a job sent before it runs
+   * waits in the queue, and jobs queued before a restart are the leader's to re-send.
+   */
   async start(): Promise<void> {
-    const queue = await this.ctx.queue();
-    // The lease finds a dead process's job within seconds; the queue's own expiry is the
-    // fallback for jobs an earlier version started without a lease.
-    await queue.define(TRAIN_QUEUE, { retryLimit: MAX_ATTEMPTS, retryDelay: 1, retryBackoff: false, expireInSeconds: 30 * 60 });
+    if (this.stopping) return;
+    const queue = await this.queue();
+    if (this.stopping) return;
     await queue.work<{ job_id: string }>(TRAIN_QUEUE, (job) => this.run(job.data.job_id));
   }
 
   async enqueue(jobId: string): Promise<void> {
-    await sendJob(this.ctx.db, await this.ctx.queue(), TRAIN_QUEUE, jobId);
+    await sendJob(this.ctx.db, await this.queue(), TRAIN_QUEUE, jobId);
+  }
+
+  /** The queue, with `llm.train` defined before anything is sent to it or taken from it. */
+  private queue(): Promise<JobQueue> {
+    if (!this.defined) {
+      const defined = (async () => {
+        const queue = await this.ctx.queue();
+        // The lease finds a dead process's job within seconds; the queue's own expiry is the
+        // fallback for jobs an earlier version started without a lease.
+        await queue.define(TRAIN_QUEUE, { retryLimit: MAX_ATTEMPTS, retryDelay: 1, retryBackoff: false, expireInSeconds: 30 * 60 });
+        return queue;
+      })();
+      this.defined = defined;
+      defined.catch(() => {
+        if (this.defined === defined) this.defined = null;
+      });
+    }
+    return this.defined;
   }
 
   /** Stops every run of this process; their jobs go back on the queue. */
@@ -107,7 +132,7 @@ export class Trainer {
    */
   async recover(): Promise<void> {
     if (this.stopping) return;
-    await recoverJobs(this.ctx.db, await this.ctx.queue(), TRAIN_QUEUE);
+    await recoverJobs(this.ctx.db, () => this.queue(), TRAIN_QUEUE);
     const pending = await this.ctx.db.query<FinishedRow>(
       `SELECT j.id, j.tenant_id, t.account_id, j.status, j.feedback_samples, j.held_out_loss_before, j.held_out_loss_after, j.error, j.finished_at
          FROM llm_training_jobs j JOIN llm_tenants t ON t.id = j.tenant_id

@@ -24,6 +24,9 @@ import { ClockHistory } from './calibration.ts';
 import { engineSolution, receiverSolution, type Solution } from './solution.ts';
 import { newId } from './ids.ts';
 
+/** A previous leader's open event is taken over by an event this receiver detects within its first this many epochs. */
+const ADOPT_EPOCHS = 60;
+
 export interface ReceiverOptions {
   oscillator: OscillatorClass;
   /** Clean simulated epochs of the anomaly model (0: the ml_anomaly check stays unavailable); the default count's fit is stored (anomaly-model.ts). */
@@ -59,9 +62,11 @@ export class NavReceiver {
   /** An ended holdover whose recovery error the engine had not measured yet when it was written. */
   private unjudgedRow?: { id: string; period: { errorNs?: number; predictedSigmaNs?: number } };
   private lastHoldover = false;
-  /** Open events of a previous leader, to be taken over (loadOpenHistory), and until when. */
+  /** Open events of a previous leader, to be taken over (loadOpenHistory), up to which epoch of this receiver. */
   private adoptable: string[] = [];
-  private adoptUntil = 0;
+  private adoptThroughEpoch = 0;
+  /** Epochs this receiver has published. */
+  private epochsSeen = 0;
   private recentSolutions: Solution[] = [];
   /** Wall-clock ms from an epoch's arrival to its verdict, of the last epoch. */
   lastProcessingMs = 0;
@@ -235,7 +240,7 @@ export class NavReceiver {
 
   /**
    * Events a previous leader of this source left open (it stopped or died mid-event) are taken
-   * over by the first events this receiver detects within the next 30 epochs; those still
+   * over by the first events this receiver detects within its next ADOPT_EPOCHS epochs; those still
    * unclaimed then are closed as of when they were last seen. Open holdover periods end now:
    * this receiver starts its own.
    */
@@ -246,16 +251,18 @@ export class NavReceiver {
       [source],
     );
     this.adoptable = rows.map((r) => r.event_id);
-    this.adoptUntil = Date.now() + Math.max(5_000, (30_000 * this.source.intervalS) / this.source.rate);
+    // Counted in epochs, not wall time: a loaded machine that takes long to start the engine or
+    // to solve its first epochs must not close the attack it is about to see again.
+    this.adoptThroughEpoch = this.epochsSeen + ADOPT_EPOCHS;
     await this.ctx.db.query('UPDATE nav_holdovers SET ended_at = now() WHERE ended_at IS NULL AND source = $1', [source]);
   }
 
   private adoptOpenEvent(): string | undefined {
-    return Date.now() < this.adoptUntil ? this.adoptable.shift() : undefined;
+    return this.epochsSeen <= this.adoptThroughEpoch ? this.adoptable.shift() : undefined;
   }
 
   private closeUnclaimedEvents(): void {
-    if (this.adoptable.length === 0 || Date.now() < this.adoptUntil) return;
+    if (this.adoptable.length === 0 || this.epochsSeen <= this.adoptThroughEpoch) return;
     const ids = this.adoptable;
     this.adoptable = [];
     this.queue(() => this.ctx.db.query('UPDATE nav_spoofing_events SET resolved_at = last_at WHERE event_id = ANY($1) AND resolved_at IS NULL', [ids]));
@@ -269,6 +276,7 @@ export class NavReceiver {
   }
 
   private recordEvents(s: Solution): void {
+    this.epochsSeen++;
     this.closeUnclaimedEvents();
     const sourceName = this.source.description;
     const engine = this.engine;

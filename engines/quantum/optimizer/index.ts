@@ -182,7 +182,8 @@ function pipeline(source: Circuit, input: Circuit, options: OptimizeOptions, lev
 
 /**
  * The IR with the rotations that the final wires can carry moved to the end (relocate.ts),
- * when that ends smaller after the rewrites: all of them, or only those that need no CX there.
+ * then those that the initial wires can carry moved to the start, each kept when that ends
+ * smaller after the rewrites: all of them, or only those that need no CX there.
  */
 function relocated(ir: Ir, level: number, cost1q: (m: Mat) => number, classic?: boolean): Ir {
   const size = (x: Ir): number => {
@@ -191,14 +192,21 @@ function relocated(ir: Ir, level: number, cost1q: (m: Mat) => number, classic?: 
     return x.ops.length + cx;
   };
   let best = ir;
-  for (const singleWireOnly of [false, true]) {
-    const trial: Ir = { n: ir.n, ops: ir.ops.slice(), phase: ir.phase };
-    if (!relocatePhasesToEnd(trial, { singleWireOnly, classic })) continue;
-    simplify(trial, level);
-    resynthesize2q(trial, cost1q);
-    simplify(trial, level);
-    phaseRegions(trial, level, classic);
-    if (size(trial) < size(best)) best = trial;
+  // Then the same on the inverse of the better one: the rotations that the initial wires can
+  // carry go to the start (other parities, and other CX pairs that then cancel).
+  for (const backwards of [false, true]) {
+    const from = backwards ? inverseIr(best) : ir;
+    if (!from) break;
+    for (const singleWireOnly of [false, true]) {
+      const trial: Ir = { n: from.n, ops: from.ops.slice(), phase: from.phase };
+      if (!relocatePhasesToEnd(trial, { singleWireOnly, classic })) continue;
+      simplify(trial, level);
+      resynthesize2q(trial, cost1q);
+      simplify(trial, level);
+      phaseRegions(trial, level, classic);
+      const result = backwards ? inverseIr(trial) : trial;
+      if (result && size(result) < size(best)) best = result;
+    }
   }
   return best;
 }
@@ -232,8 +240,9 @@ function pauliPushed(ir: Ir, level: number, basis: Basis, classic?: boolean): Ir
 
 /**
  * The IR with H gates moved from CX controls to their targets where they cancel there
- * (hflip.ts), the rewrites run again after each sweep; kept when the emitted circuit has no
- * more gates and no more two-qubit gates, and fewer of one.
+ * (hflip.ts), the rewrites run after each sweep and the region synthesis after the last;
+ * kept when the emitted circuit has no more gates and no more two-qubit gates, and fewer of
+ * one.
  */
 function hadamardsFlipped(ir: Ir, level: number, basis: Basis, classic?: boolean): Ir {
   const size = (x: Ir): [number, number] => {
@@ -251,10 +260,11 @@ function hadamardsFlipped(ir: Ir, level: number, basis: Basis, classic?: boolean
       const k = flipHadamardControls(trial, round === 0 ? slack : -1);
       if (!k) break;
       flipped += k;
+      // Cancels the H pairs the sweep made, which can open new sites.
       simplify(trial, level);
-      phaseRegions(trial, level, classic);
     }
     if (!flipped) continue;
+    phaseRegions(trial, level, classic);
     const [g1, t1] = size(trial);
     if (g1 <= g0 && t1 <= t0 && (g1 < g0 || t1 < t0)) {
       best = trial;

@@ -9,7 +9,7 @@
  */
 import { phaseBetween, type Mat } from './complex.ts';
 import { matrix1q, rz } from './gates1q.ts';
-import { isFree, qubitsOf, type Ir, type IrOp } from './ir.ts';
+import { isFree, qubitsOf, spliceOps, type Ir, type IrOp } from './ir.ts';
 
 const H = matrix1q('h', []) as Mat;
 const isH = (op: IrOp | undefined): boolean => !!op && op.k === 'u' && isFree(op) && phaseBetween(op.m, H, 1e-10) !== null;
@@ -53,12 +53,6 @@ export function hadamardCxToPhases(ir: Ir, maxCx = 8): number {
     }
   }
   if (!rewritten) return 0;
-  const out: IrOp[] = [];
-  ops.forEach((op, i) => {
-    const r = replace.get(i);
-    if (r) out.push(...r);
-    else if (op) out.push(op);
-  });
-  ir.ops = out;
+  ir.ops = spliceOps(ops, replace);
   return rewritten;
 }

@@ -12,7 +12,7 @@
  */
 import { phaseBetween, type Mat } from './complex.ts';
 import { matrix1q } from './gates1q.ts';
-import { isFree, qubitsOf, type Ir, type IrOp } from './ir.ts';
+import { isFree, qubitsOf, spliceOps, type Ir, type IrOp } from './ir.ts';
 
 const H = matrix1q('h', []) as Mat;
 
@@ -87,12 +87,6 @@ export function flipHadamardControls(ir: Ir, slack = -1, maxCx = 8): number {
     }
   }
   if (!rewritten) return 0;
-  const out: IrOp[] = [];
-  ops.forEach((op, i) => {
-    const r = replace.get(i);
-    if (r) out.push(...r);
-    else if (op) out.push(op);
-  });
-  ir.ops = out;
+  ir.ops = spliceOps(ops, replace);
   return rewritten;
 }

@@ -44,6 +44,20 @@ export interface Ir {
   phase: number;
 }
 
+/**
+ * A pass's rewritten op list: each op in turn, an op with an entry in `replace` swapped for it,
+ * and slots a pass emptied (null) left out.
+ */
+export function spliceOps(ops: ReadonlyArray<IrOp | null>, replace: ReadonlyMap<number, readonly IrOp[]>): IrOp[] {
+  const out: IrOp[] = [];
+  ops.forEach((op, i) => {
+    const r = replace.get(i);
+    if (r) out.push(...r);
+    else if (op) out.push(op);
+  });
+  return out;
+}
+
 export function qubitsOf(op: IrOp): number[] {
   switch (op.k) {
     case 'u':

@@ -65,21 +65,20 @@ export async function releaseWorkerStarts(queue: QueueGetter): Promise<void> {
   const starts = startsOf(queue);
   starts.held = false;
   for (const run of starts.waiting.splice(0)) run();
-  // A start may hand over another: wait until no new one appears.
-  for (let seen = 0; seen < starts.released.length; ) {
-    const batch = starts.released.slice(seen);
-    seen = starts.released.length;
-    await Promise.all(batch);
-  }
+  await untilNoNewStart(starts, (batch) => Promise.all(batch));
 }
 
 /** Waits until every released start of `queue` has ended, failed or not (before the queue stops). */
 export async function workerStartsSettled(queue: QueueGetter): Promise<void> {
   const starts = byQueue.get(queue);
-  if (!starts) return;
+  if (starts) await untilNoNewStart(starts, (batch) => Promise.allSettled(batch));
+}
+
+/** Waits on the released starts with `wait`, again for any a start handed over meanwhile, until no new one appears. */
+async function untilNoNewStart(starts: Starts, wait: (batch: Promise<void>[]) => Promise<unknown>): Promise<void> {
   for (let seen = 0; seen < starts.released.length; ) {
     const batch = starts.released.slice(seen);
     seen = starts.released.length;
-    await Promise.allSettled(batch);
+    await wait(batch);
   }
 }

@@ -39,8 +39,22 @@ const POSTINGS: Record<Field, string> = { body: 'lx_search_postings', title: 'lx
 /** What writing needs of the store: a script (the schema) and transactions. */
 export type SqlWithExec = Pick<IndexStore, 'query' | 'exec' | 'transaction'>;
 
+/**
+ * Creates the index tables if they are missing. On PostgreSQL two sessions running `CREATE ...
+ * IF NOT EXISTS` at the same moment can both miss the other's table and one fails with a
+ * duplicate type (23505) or relation (42P07); the script is idempotent, so it is run again,
+ * when it finds the tables in place.
+ */
 export async function ensureSchema(db: SqlWithExec): Promise<void> {
-  await db.exec(SCHEMA);
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await db.exec(SCHEMA);
+      return;
+    } catch (err) {
+      const code = (err as { code?: unknown }).code;
+      if (attempt >= 3 || (code !== '23505' && code !== '42P07')) throw err;
+    }
+  }
 }
 
 export async function getMeta(db: Sql, ns: string, key: string): Promise<string | undefined> {

@@ -146,11 +146,15 @@ export interface EmbeddedDatabase extends Database {
   deliver(channel: string, payload: string): void;
 }
 
-/** The embedded PGlite kept in `dir` (created when missing); `dir` null keeps it in memory. */
-export async function openPglite(dir: string | null): Promise<EmbeddedDatabase> {
+/**
+ * The embedded PGlite kept in `dir` (created when missing); `dir` null keeps it in memory.
+ * `loadDataDir` starts it from a dump (`dumpDataDir`) instead of an empty cluster.
+ */
+export async function openPglite(dir: string | null, options: { loadDataDir?: Blob } = {}): Promise<EmbeddedDatabase> {
   const { PGlite } = await import('@electric-sql/pglite');
   if (dir && !existsSync(dir)) mkdirSync(dir, { recursive: true });
-  const db = dir ? await PGlite.create(dir) : await PGlite.create();
+  const load = options.loadDataDir ? { loadDataDir: options.loadDataDir } : {};
+  const db = dir ? await PGlite.create(dir, load) : await PGlite.create(load);
   // Listeners by channel, for notifications that arrive over the socket (socket-notices.ts).
   const socketListeners = new Map<string, Set<(payload: string) => void>>();
   return {

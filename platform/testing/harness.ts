@@ -1,6 +1,7 @@
 /**
- * Test harness: a fresh, migrated database per test file (in-memory PGlite by default; a
- * private schema on the PostgreSQL server when DATABASE_URL is set, dropped afterwards), and
+ * Test harness: a fresh, migrated database per test file (in-memory PGlite by default, loaded
+ * from a migrated dump (pglite-template.ts); a private schema on the PostgreSQL server when
+ * DATABASE_URL is set, dropped afterwards), and
  * services listening on a real port so tests speak HTTP to them.
  */
 import { randomBytes } from 'node:crypto';
@@ -14,6 +15,7 @@ import { allMigrations } from '../server.ts';
 import type { ServiceContext, ServiceDefinition } from '../service.ts';
 import { openPglite, openPostgres, type Database } from '../storage/database.ts';
 import { migrate, type Migration } from '../storage/migrate.ts';
+import { migratedDump } from './pglite-template.ts';
 
 /** One master key per test process: every test database seals its secrets under it. */
 const TEST_MASTER_KEY = randomBytes(32).toString('base64');
@@ -45,8 +47,7 @@ export async function openTestDatabase(migrations: readonly Migration[]): Promis
       },
     };
   }
-  const db = await openPglite(null);
-  await migrate(db, migrations);
+  const db = await openPglite(null, { loadDataDir: await migratedDump(migrations) });
   await prepareSecrets(db, null, { LATTICE_MASTER_KEY: TEST_MASTER_KEY });
   return { db, queueSchema: 'pgboss', close: () => db.close() };
 }

@@ -33,9 +33,10 @@ function gaussian(seed: number) {
 /**
  * Measurements a receiver at `rcv` moving at `vel` (ECEF m/s) with clock bias `clock` (m) would
  * make of the real GPS constellation of 2021-04-28: the filter's own signal model (broadcast
- * Klobuchar, Saastamoinen) plus white code noise of `sigma` metres, and Doppler.
+ * Klobuchar, Saastamoinen) plus white code noise of `sigma` metres, and Doppler. `ionoFactor`
+ * scales the true ionosphere against the broadcast model's.
  */
-function synthetic(t: number, rcv: Vec3, vel: Vec3, clock: number, sigma: number, noise: () => number): SatMeasurement[] {
+function synthetic(t: number, rcv: Vec3, vel: Vec3, clock: number, sigma: number, noise: () => number, ionoFactor = 1): SatMeasurement[] {
   const geo = ecefToGeodetic(rcv);
   const out: SatMeasurement[] = [];
   for (const sat of store.satellites()) {
@@ -49,7 +50,7 @@ function synthetic(t: number, rcv: Vec3, vel: Vec3, clock: number, sigma: number
     out.push({
       sat,
       constellation: 'GPS',
-      pseudorange: range + clock + klobuchar(undefined, geo, az, el, gpsWeekTow(t).tow) + saastamoinen(geo, el) + sigma * noise(),
+      pseudorange: range + clock + ionoFactor * klobuchar(undefined, geo, az, el, gpsWeekTow(t).tow) + saastamoinen(geo, el) + sigma * noise(),
       doppler: -rate / (CLIGHT / FREQ_L1),
       frequency: FREQ_L1,
       satPos: st.pos,
@@ -211,4 +212,31 @@ test('a satellite gone for longer than the error correlation time loses its stat
   }
   assert.equal(filter.restarts, 0);
   assert.ok(Math.max(...errors.slice(200)) < 0.5, `largest error after 200 s ${Math.max(...errors.slice(200))} m`);
+});
+
+test('an ionosphere 40 % above the broadcast model goes largely into the common ionosphere state, not the position', () => {
+  // The true delay is 1.4 times Klobuchar's on every satellite, within the model's published 50 % error.
+  const g = ecefToGeodetic(SLAC);
+  const final = (klobucharErrorShare: number) => {
+    const filter = new PositionFilter({ dynamics: 'static', klobucharErrorShare });
+    const noise = gaussian(7);
+    let error = Infinity;
+    // Half an hour at 10 s.
+    for (let k = 0; k < 1800; k += 10) {
+      const t = START + k;
+      const meas = synthetic(t, SLAC, [0, 0, 0], 1000, 0.3, noise, 1.4);
+      const spp = solveSpp(t, meas, {});
+      const out = filter.update(t, meas, spp.fix ? spp : undefined);
+      assert.ok(out);
+      const e = ecefToEnu(sub(out.position, SLAC), g);
+      error = Math.hypot(e[0], e[1], e[2]);
+    }
+    assert.equal(filter.restarts, 0);
+    return error;
+  };
+  const withState = final(0.5);
+  const without = final(0);
+  // The common error maps mostly into height and clock, and resembles a height error (both grow
+  // towards the horizon), so half an hour separates it only in part.
+  assert.ok(withState < 0.7 * without, `3D error after half an hour: ${withState} m with the state, ${without} m without`);
 });

@@ -43,6 +43,16 @@ export interface KalmanOptions {
    * 0 treats every epoch's error as independent.
    */
   errorCorrelationS?: number;
+  /**
+   * One-sigma share of the broadcast (Klobuchar) ionospheric delay the model misses, carried by
+   * one state for all satellites: the delay used is the model's times (1 + s), s a first-order
+   * Gauss-Markov process with this sigma and `errorCorrelationS`. Default 0.5: the model removes
+   * about 50 % of the ionospheric delay's RMS (Klobuchar, IEEE Transactions on Aerospace and
+   * Electronic Systems 23(3), 1987). The error of a broadcast ionosphere is mostly in the
+   * vertical content it assumes over the whole sky, so it is common to every satellite in
+   * proportion to its delay, not independent per satellite; 0 leaves it out.
+   */
+  klobucharErrorShare?: number;
 }
 
 export interface KalmanFix {
@@ -108,6 +118,9 @@ export class PositionFilter {
    */
   private readonly biasIndex = new Map<string, { k: number; variance: number; seen: number }>();
   private readonly tau: number;
+  /** Sigma of the broadcast ionosphere's common scale error, and its state's index (-1: none). */
+  private readonly ionoShare: number;
+  private ionoScaleK = -1;
   /** +1 forward in time; -1 for the backward pass of a forward-backward (combined) solution. */
   private readonly direction: 1 | -1;
   /** Restarts from a single-point fix after the first (why each happened is on its epoch's result). */
@@ -123,6 +136,8 @@ export class PositionFilter {
     this.gate = chi2Quantile(options.pfa ?? 1e-5, 1);
     this.direction = options.backward ? -1 : 1;
     this.tau = options.errorCorrelationS ?? 3600;
+    this.ionoShare = options.klobucharErrorShare ?? 0.5;
+    if (!(this.ionoShare >= 0)) throw new Error(`klobucharErrorShare must be 0 or more, got ${String(options.klobucharErrorShare)}`);
   }
 
   /**
@@ -171,6 +186,8 @@ export class PositionFilter {
     // Drift unknown to the oscillator's initial frequency error (c times s/s).
     this.p[DRIFT][DRIFT] = (CLIGHT * OSCILLATORS[this.oscillator].initialDrift) ** 2;
     for (const s of systems) if (s !== this.reference) this.x[this.addIsb(s)] = (spp.clockBias[s] ?? 0) - ref;
+    // The broadcast ionosphere's scale error, a priori its published share of the delay.
+    this.ionoScaleK = this.ionoShare > 0 ? this.addState(this.ionoShare ** 2) : -1;
   }
 
   /** Adds an inter-system bias state for a constellation, a priori unknown (1 km one-sigma). */
@@ -196,6 +213,7 @@ export class PositionFilter {
     this.p.splice(k, 1);
     for (const row of this.p) row.splice(k, 1);
     for (const [s, i] of this.isbIndex) if (i > k) this.isbIndex.set(s, i - 1);
+    if (this.ionoScaleK > k) this.ionoScaleK--;
     for (const b of this.biasIndex.values()) if (b.k > k) b.k--;
   }
 
@@ -242,6 +260,8 @@ export class PositionFilter {
     // Inter-system biases are receiver hardware delays: a random walk of 1 cm per square root
     // of a second lets them follow temperature over hours without absorbing the clock.
     for (const k of this.isbIndex.values()) this.p[k][k] += 1e-4 * dt;
+    // The ionosphere's scale error decays with the same correlation time (at 0, each epoch's is new).
+    if (this.ionoScaleK >= 0) this.decay(this.ionoScaleK, this.tau > 0 ? Math.exp(-dt / this.tau) : 0, this.ionoShare ** 2);
     // Correlated pseudorange errors decay towards zero with their correlation time; the process
     // noise keeps each one's variance at the error model's value.
     if (this.tau > 0) {
@@ -252,14 +272,19 @@ export class PositionFilter {
           this.biasIndex.delete(sat);
           continue;
         }
-        this.x[b.k] *= phi;
-        for (let j = 0; j < this.x.length; j++) {
-          this.p[b.k][j] *= phi;
-          if (j !== b.k) this.p[j][b.k] *= phi;
-        }
-        this.p[b.k][b.k] += b.variance * (1 - phi * phi);
+        this.decay(b.k, phi, b.variance);
       }
     }
+  }
+
+  /** One step of a first-order Gauss-Markov state: x' = phi x, its variance kept at `variance`. */
+  private decay(k: number, phi: number, variance: number): void {
+    this.x[k] *= phi;
+    for (let j = 0; j < this.x.length; j++) {
+      this.p[k][j] *= phi;
+      if (j !== k) this.p[j][k] *= phi;
+    }
+    this.p[k][k] += variance * (1 - phi * phi);
   }
 
   /** Linearised pseudorange rows at the current state. */
@@ -290,7 +315,8 @@ export class PositionFilter {
         biasK = this.biasState(m.sat, correlated, time);
         r = total - correlated;
       }
-      const predicted = range + this.x[CLK] + isb - CLIGHT * m.satClock + iono + tropo + (biasK >= 0 ? this.x[biasK] : 0);
+      const ionoScaleError = this.ionoScaleK >= 0 ? iono * this.x[this.ionoScaleK] : 0;
+      const predicted = range + this.x[CLK] + isb - CLIGHT * m.satClock + iono + ionoScaleError + tropo + (biasK >= 0 ? this.x[biasK] : 0);
       const h = new Array<number>(this.x.length).fill(0);
       h[0] = -los[0];
       h[1] = -los[1];
@@ -298,6 +324,7 @@ export class PositionFilter {
       h[CLK] = 1;
       if (isbK >= 0) h[isbK] = 1;
       if (biasK >= 0) h[biasK] = 1;
+      if (this.ionoScaleK >= 0) h[this.ionoScaleK] = iono;
       out.push({ m, h, y: m.pseudorange - predicted, r, total, kind: 'code' });
       if (m.doppler !== undefined && this.dynamics === 'moving') {
         // -lambda D = u . (v_sat - v_rcv) + c (drift_rcv - drift_sat)

@@ -41,6 +41,8 @@ export interface PositioningOptions {
   backward?: boolean;
   /** Correlation time of the pseudorange errors other than receiver noise, seconds (`KalmanOptions.errorCorrelationS`; default 3600, 0: independent epochs). */
   errorCorrelationS?: number;
+  /** Sigma of the broadcast ionosphere's scale error, a share of its delay (`KalmanOptions.klobucharErrorShare`; default 0.5, 0: no such state). */
+  klobucharErrorShare?: number;
 }
 
 /** Carrier frequencies of a satellite's first and second signals, Hz (GLONASS from its broadcast channel number). */
@@ -96,6 +98,7 @@ export class FilteredPositioning {
       iono: options.iono,
       backward: options.backward,
       errorCorrelationS: options.errorCorrelationS,
+      klobucharErrorShare: options.klobucharErrorShare,
     });
     this.direction = options.backward ? -1 : 1;
   }

@@ -38,3 +38,25 @@ export function nad83ToItrf2008(nad83: Vec3, epoch: number): Vec3 {
   }
   return x;
 }
+
+/** Decimal year of a GPS time (seconds since 1980-01-06 00:00 GPS), precise enough for a frame's rates. */
+export function decimalYear(gpsSeconds: number): number {
+  const ms = Date.UTC(1980, 0, 6) + gpsSeconds * 1000;
+  const year = new Date(ms).getUTCFullYear();
+  const start = Date.UTC(year, 0, 1);
+  return year + (ms - start) / (Date.UTC(year + 1, 0, 1) - start);
+}
+
+/**
+ * The position a station's solutions are scored against: the header's, moved to ITRF2008 at the
+ * first observation's epoch when the header is in NAD83(2011). Broadcast orbits are in WGS 84,
+ * which has followed ITRF to about a centimetre since G1150 (2002), so a broadcast-ephemeris
+ * solution can only be as close to a NAD83 point as the 1 to 2 m between the frames allows.
+ */
+export function scoringReference(header: Vec3, headerFrame: 'NAD83(2011)' | undefined, firstEpochGps: number): { position: Vec3; frame: string } {
+  if (headerFrame === 'NAD83(2011)') {
+    const epoch = decimalYear(firstEpochGps);
+    return { position: nad83ToItrf2008(header, epoch), frame: `ITRF2008 at ${epoch.toFixed(2)} (header NAD83(2011), NGS 14-parameter transformation)` };
+  }
+  return { position: header, frame: 'header' };
+}

@@ -5,12 +5,17 @@ import { fileURLToPath } from 'node:url';
 export const RINEX_DIR = fileURLToPath(new URL('../../../fixtures/gnss/rinex/', import.meta.url));
 export const GPSD_DIR = fileURLToPath(new URL('../../../fixtures/gnss/gpsd/', import.meta.url));
 
-/** The three fixture stations: observation file, navigation file. */
-export const STATIONS = [
+/**
+ * The three fixture stations: observation file, navigation file, and the frame of the header's
+ * APPROX POSITION where it is known to differ from the one broadcast orbits give (WGS 84, within
+ * centimetres of ITRF): SLAC's is NGS's NAD83(2011) (it is a CORS station; the header is 1.5 m
+ * from its ITRF2008 position). The GEONET headers do not say.
+ */
+export const STATIONS: readonly { name: string; obs: string; nav: string; headerFrame?: 'NAD83(2011)' }[] = [
   { name: '0759', obs: '07590920.05o', nav: '07590920.05n' },
   { name: '3040', obs: '30400920.05o', nav: '30400920.05n' },
-  { name: 'SLAC', obs: 'slac1180.21o', nav: 'brdc1180.21n' },
-] as const;
+  { name: 'SLAC', obs: 'slac1180.21o', nav: 'brdc1180.21n', headerFrame: 'NAD83(2011)' },
+];
 
 export function rinexText(name: string): string {
   return readFileSync(RINEX_DIR + name, 'latin1');

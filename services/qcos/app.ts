@@ -1,12 +1,12 @@
 /** Builds the qcos app: routes, the job workers, and webhooks for job.completed / job.failed. */
 import type { ServiceApp } from '../../platform/http/app.ts';
 import { mountService } from '../../platform/http/mount.ts';
-import { startLeaderLoop } from '../../platform/cluster/loop.ts';
+import { usageBatchFor } from '../../platform/identity/usage-batch.ts';
 import { startQuantumWorkers, type QuantumWorkers } from '../../platform/quantum-jobs/index.ts';
 import type { ServiceContext } from '../../platform/service.ts';
 import { emitEvent, startWebhookDelivery } from '../../platform/webhooks/index.ts';
 import { startWorkersLater } from '../../platform/jobs/background.ts';
-import { pruneMinuteCounters, qcosAuth } from './auth.ts';
+import { qcosAuth } from './auth.ts';
 import { formatQcosError, QcosError } from './errors.ts';
 import { CircuitIn, JobOut, ResultsOut, SubmitOut } from './schemas.ts';
 import { registerAccount } from './routes/account.ts';
@@ -54,11 +54,10 @@ export async function buildQcos(ctx: ServiceContext, options: { prefix: string }
           createdAt: job.finishedAt ?? undefined,
         });
       });
-      // One process of the cluster prunes old minute counters.
-      const prune = await startLeaderLoop(ctx.db, 'qcos-prune-counters', 10 * 60_000, () => pruneMinuteCounters(ctx), app.log);
       const stop = async (): Promise<void> => {
-        await prune.stop();
         await workers.release();
+        // The month's request counts still in memory (platform/identity/usage-batch.ts).
+        await usageBatchFor(ctx.db).close();
       };
       return { deps: { ctx, auth: qcosAuth(ctx), workers }, stop };
     },

@@ -30,7 +30,8 @@ describe('rate limits', () => {
   it('answers 429 past 1000 requests in a day on the free plan', async () => {
     const { key, accountId, keyId } = await svc.newKey({ plan: 'free' });
     svc.clock.set('2026-11-24T12:00:00Z');
-    await svc.db.query(`INSERT INTO usage_counters (account_id, service, counter, period, value) VALUES ($1, 'qcos', $2, '2026-11-24', 1000)`, [accountId, `requests_day:${keyId}`]);
+    // The day's 1000 requests, as the cluster's limit windows hold them (platform/limits).
+    await svc.db.query('INSERT INTO limit_windows (subject, window_ms, window_start, taken, granted) VALUES ($1, 86400000, $2, 1000, 0)', [`qcos:key:${keyId}`, Date.parse('2026-11-24T00:00:00Z')]);
     const r = await client(svc, key).get('/v2/account/quotas');
     assert.equal(r.status, 429);
     assert.equal(r.body.error.details.window, 'day');

@@ -12,7 +12,11 @@ export const qcosService: ServiceDefinition = {
   title: 'QCOS circuit job API (quantum interface 1)',
   defaultPort: 8301,
   // Browser sessions of console users on the jobs page (routes/page.ts).
-  migrations: [{ id: 'qcos/0001_sessions', sql: sessionTableSql('qcos_sessions') }],
+  migrations: [
+    { id: 'qcos/0001_sessions', sql: sessionTableSql('qcos_sessions') },
+    // Request limits moved to platform/limits' windows: the per-key minute and day counters go.
+    { id: 'qcos/0002_request_windows', sql: `DELETE FROM usage_counters WHERE service = 'qcos' AND (counter LIKE 'requests_minute:%' OR counter LIKE 'requests_day:%')` },
+  ],
   keyPrefix: 'qcos',
   plans: QCOS_PLANS,
   async build(ctx, options) {

@@ -6,9 +6,10 @@
  */
 import { Type } from 'typebox';
 import type { ServiceApp } from '../../../platform/http/app.ts';
+import { usageBatchFor } from '../../../platform/identity/usage-batch.ts';
 import { readCounter } from '../../../platform/identity/usage.ts';
 import { jobUsage } from '../../../platform/quantum-jobs/index.ts';
-import { who } from '../auth.ts';
+import { requestsCounter, who } from '../auth.ts';
 import { listPrice } from '../../../engines/quantum/pricing.ts';
 import { findBackend } from '../catalog.ts';
 import { QcosError } from '../errors.ts';
@@ -74,7 +75,9 @@ export function registerAccount(app: ServiceApp, deps: QcosDeps): void {
       const period = billingPeriod(now);
       const u = await jobUsage(deps.ctx, { service: 'qcos', accountId: id.accountId, from: period.start, to: period.end });
       const days = Math.round((period.end.getTime() - period.start.getTime()) / 86_400_000);
-      const calls = await readCounter(deps.ctx.db, { accountId: id.accountId, service: 'qcos', counter: 'requests', period: now.toISOString().slice(0, 7) });
+      // This process's counts still in memory first (another process's are at most a second behind).
+      await usageBatchFor(deps.ctx.db).flush();
+      const calls = await readCounter(deps.ctx.db, requestsCounter(id.accountId, now));
       return {
         billing_period: { start: period.start.toISOString(), end: period.end.toISOString() },
         plan: plan.name,

@@ -19,6 +19,7 @@ import { diagAngles, isDiagonal, isXLike } from './classify.ts';
 import { matrix1q, rz } from './gates1q.ts';
 import { flip, get, unit, weight, xorInto, type Vec } from './gf2.ts';
 import { greedySynth } from './greedysynth.ts';
+import { productForms } from './cubic.ts';
 import type { LocalOp, PhasePoly } from './phasepoly-types.ts';
 
 export type { LocalOp, PhasePoly };
@@ -391,13 +392,19 @@ function rewriteRegion(region: IrOp[], ir: Ir, o: SynthOptions): IrOp[] | null {
   if (oldCx < 2) return null;
   const wires = [...new Set(region.flatMap(qubitsOf))].sort((a, b) => a - b);
   const p = phasePolynomial(region, wires);
-  const out = synthesizePolynomial(p, wires, o);
-  let newCx = 0;
-  for (const op of out) if (op.k === 'cx') newCx++;
-  const better = newCx < oldCx ? out.length <= region.length : newCx === oldCx && out.length < region.length;
-  if (!better) return null;
-  ir.phase += p.phase;
-  return out;
+  // The polynomial as read, and (Clifford+T regions) as CCZ-type products found by a search
+  // (cubic.ts); the smallest (gates plus CX) that beats the region as it stands.
+  let best: { out: IrOp[]; cx: number; phase: number } | null = null;
+  for (const q of [p, ...productForms(p)]) {
+    const out = synthesizePolynomial(q, wires, o);
+    let cx = 0;
+    for (const op of out) if (op.k === 'cx') cx++;
+    const better = cx < oldCx ? out.length <= region.length : cx === oldCx && out.length < region.length;
+    if (better && (!best || cx + out.length < best.cx + best.out.length)) best = { out, cx, phase: q.phase };
+  }
+  if (!best) return null;
+  ir.phase += best.phase;
+  return best.out;
 }
 
 export interface PhaseRegionOptions extends SynthOptions {

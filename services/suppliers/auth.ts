@@ -1,13 +1,15 @@
 /**
  * Interface 2 authentication (`X-API-Key`, or `Authorization: Bearer`) and the plan's limits
  * per key: requests per minute with `X-RateLimit-Limit`, `X-RateLimit-Remaining` and
- * `X-RateLimit-Reset` (Unix seconds) on every authenticated answer, and jobs per UTC day.
- * Counters live in the database (`usage_counters`), so they hold across processes.
+ * `X-RateLimit-Reset` (Unix seconds) on every authenticated answer, counted across the
+ * cluster's processes by platform/limits (a refused request does not count), and jobs per UTC
+ * day, a counter in the database (`usage_counters`) taken in one conditional statement.
  */
 import type { FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
 import { presentedKey } from '../../platform/http/auth.ts';
 import { keyAuthenticatorFor, type KeyAuthenticator } from '../../platform/identity/key-cache.ts';
 import type { Identity } from '../../platform/identity/keys.ts';
+import { limiterFor, MINUTE } from '../../platform/limits/windows.ts';
 import type { ServiceContext } from '../../platform/service.ts';
 import { supplierError, supplierOfPath } from './errors.ts';
 import { supplierPlan, type SupplierPlan } from '../../platform/quantum-jobs/plans.ts';
@@ -22,6 +24,7 @@ export const SERVICE_ID = 'suppliers';
 
 export function suppliersAuth(ctx: ServiceContext): preHandlerAsyncHookHandler {
   let keys: KeyAuthenticator | null = null;
+  const limiter = limiterFor(ctx.db);
   return async (req: FastifyRequest, reply: FastifyReply) => {
     const supplier = supplierOfPath(req.url.split('?')[0]!);
     const raw = presentedKey(req, 'either');
@@ -31,22 +34,16 @@ export function suppliersAuth(ctx: ServiceContext): preHandlerAsyncHookHandler {
     if (!who) throw supplierError('AUTH_INVALID', 'Invalid, expired or revoked API key', { supplier });
     const plan = supplierPlan(who.plan);
     const now = ctx.now();
-    const minute = now.toISOString().slice(0, 16);
-    const [row] = await ctx.db.query<{ value: number | string }>(
-      `INSERT INTO usage_counters (account_id, service, counter, period, value) VALUES ($1, $2, $3, $4, 1)
-       ON CONFLICT (account_id, service, counter, period) DO UPDATE SET value = usage_counters.value + 1 RETURNING value`,
-      [who.accountId, SERVICE_ID, `requests_minute:${who.keyId}`, minute],
-    );
-    const used = Number(row?.value ?? 1);
+    const taken = await limiter.take(`suppliers:key:${who.keyId}`, [{ name: 'minute', limit: plan.requestsPerMinute, ms: MINUTE }], now);
     const reset = Math.floor(now.getTime() / 60_000) * 60 + 60;
     const headers = {
       'x-ratelimit-limit': String(plan.requestsPerMinute),
-      'x-ratelimit-remaining': String(Math.max(0, plan.requestsPerMinute - used)),
+      'x-ratelimit-remaining': String(taken.ok ? (taken.remaining ?? plan.requestsPerMinute) : 0),
       'x-ratelimit-reset': String(reset),
     };
     reply.headers(headers);
-    if (used > plan.requestsPerMinute) {
-      const retry = String(Math.max(1, reset - Math.floor(now.getTime() / 1000)));
+    if (!taken.ok) {
+      const retry = String(taken.retryAfterSeconds);
       throw supplierError('RATE_LIMITED', `Rate limit of ${plan.requestsPerMinute} requests per minute exceeded for the ${plan.name} plan`, { supplier, limit: plan.requestsPerMinute }, { ...headers, 'retry-after': retry });
     }
     req.suppliersIdentity = who;

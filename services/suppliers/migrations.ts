@@ -103,4 +103,10 @@ ALTER TABLE supplier_jobs ADD COLUMN cancel_requested_at timestamptz, ADD COLUMN
 CREATE INDEX supplier_jobs_cancel_requested ON supplier_jobs (cancel_requested_at) WHERE cancel_requested_at IS NOT NULL AND status IN ('queued', 'running');
 `,
   },
+  {
+    // Requests per minute moved to platform/limits' windows (pruned there): the per-key minute
+    // counters, never pruned here, go.
+    id: 'suppliers/0004_request_windows',
+    sql: `DELETE FROM usage_counters WHERE service = 'suppliers' AND counter LIKE 'requests_minute:%'`,
+  },
 ];

@@ -18,10 +18,10 @@ const OP_INTS = 6 + MAX_K;
 
 /** 2^15 amplitudes in split re/im form are 512 KiB: the chunk stays in a core's 1 MiB L2. */
 export const DEFAULT_LOCAL_QUBITS = 15;
-/** Local bits kept for idle qubits: gate loops then run over at least 2^3 contiguous amplitudes (one AVX-512 vector of doubles). */
-const IDLE_LOCAL_QUBITS = 3;
-/** In single precision an AVX-512 vector holds 2^4 numbers. */
-export const IDLE_LOCAL_QUBITS_SINGLE = 4;
+/** Global qubits kept in local bits 0..2 of every pass: one 64-byte vector holds 2^3 doubles (lowkernels.h). */
+const LOW_LOCAL_QUBITS = 3;
+/** In single precision a 64-byte vector holds 2^4 numbers. */
+export const LOW_LOCAL_QUBITS_SINGLE = 4;
 
 export interface NativeProgram {
   ints: Int32Array;
@@ -51,17 +51,26 @@ interface PlannedPass {
   ops: POp[];
 }
 
-/** Greedy passes: take every op whose wires are free and whose targets fit in the pass. */
-function planPasses(ops: POp[], n: number, localQubits: number, idleBits: number): PlannedPass[] | null {
+/**
+ * Greedy passes: take every op whose wires are free and whose targets fit in the pass.
+ *
+ * The lowest `lowBits` global qubits (one vector of amplitudes) are local bits 0..lowBits-1 of
+ * every pass: the kernels apply gates on them inside vector registers, and a chunk's gather
+ * and scatter then move contiguous blocks of at least one vector. They are in every pass, so
+ * gates on them never take a place in one; the other qubits are ordered as in the state, so
+ * the contiguous block is as long as the pass allows.
+ */
+function planPasses(ops: POp[], n: number, localQubits: number, lowBits: number): PlannedPass[] | null {
   const a = Math.min(n, localQubits);
-  // Leave the lowest local bits to idle qubits so that gate loops run over contiguous data.
-  const capBase = n > a && a >= 8 ? a - idleBits : a;
+  const low = n > a && a >= 8 ? Math.min(lowBits, a) : 0;
+  const capBase = a - low;
+  const placed = (q: number): boolean => q < low;
   let remaining = ops;
   const passes: PlannedPass[] = [];
   while (remaining.length > 0) {
-    const firstNeed = needOf(remaining[0]!).length;
-    if (firstNeed > a) return null;
-    const cap = firstNeed > capBase ? a : capBase;
+    const firstNeed = needOf(remaining[0]!).filter((q) => !placed(q)).length;
+    if (firstNeed > capBase) return null;
+    const cap = capBase;
     const blocked = new Uint8Array(n); // 0 free, 1 behind a skipped diagonal op, 2 behind any other
     let allBlocked = 0;
     const busy = new Set<number>();
@@ -77,9 +86,9 @@ function planPasses(ops: POp[], n: number, localQubits: number, idleBits: number
       let free = true;
       for (const w of wires) if (blocked[w] === 2 || (blocked[w] === 1 && !diag)) free = false;
       let grow = 0;
-      if (free) for (const q of needOf(op)) if (!busy.has(q)) grow++;
+      if (free) for (const q of needOf(op)) if (!placed(q) && !busy.has(q)) grow++;
       if (free && busy.size + grow <= cap) {
-        for (const q of needOf(op)) busy.add(q);
+        for (const q of needOf(op)) if (!placed(q)) busy.add(q);
         taken.push(op);
         continue;
       }
@@ -94,7 +103,7 @@ function planPasses(ops: POp[], n: number, localQubits: number, idleBits: number
     }
     const idle: number[] = [];
     for (let q = 0; q < n && busy.size + idle.length < a; q++) if (!busy.has(q)) idle.push(q);
-    passes.push({ globalOf: [...idle, ...[...busy].sort((x, y) => x - y)], ops: taken });
+    passes.push({ globalOf: [...idle, ...busy].sort((x, y) => x - y), ops: taken });
     remaining = rest;
   }
   return passes;
@@ -104,10 +113,10 @@ function planPasses(ops: POp[], n: number, localQubits: number, idleBits: number
  * The native program for unitary ops on n qubits, or null when an op is wider than a pass can
  * hold (the JavaScript kernels then run the circuit).
  */
-export function planNative(opsIn: Operation[], n: number, localQubits = DEFAULT_LOCAL_QUBITS, idleBits = IDLE_LOCAL_QUBITS): NativeProgram | null {
+export function planNative(opsIn: Operation[], n: number, localQubits = DEFAULT_LOCAL_QUBITS, lowBits = LOW_LOCAL_QUBITS): NativeProgram | null {
   const ops = fuseForNative(opsIn);
   for (const op of ops) if (op.k === 'dense' && op.targets.length > MAX_K) return null;
-  const passes = n === 0 ? [] : planPasses(ops, n, localQubits, idleBits);
+  const passes = n === 0 ? [] : planPasses(ops, n, localQubits, lowBits);
   if (!passes) return null;
   const ints: number[] = [passes.length];
   const reals: number[] = [];

@@ -8,7 +8,7 @@ import { availableParallelism } from 'node:os';
 import type { Operation } from '../circuit.ts';
 import { MAX_VIEW_QUBITS, nativeStatevector, type NativeState } from '../native/index.ts';
 import { type Rng, shuffleInPlace, sortedUniforms } from '../sampling.ts';
-import { DEFAULT_LOCAL_QUBITS, IDLE_LOCAL_QUBITS_SINGLE, planNative } from './native-plan.ts';
+import { DEFAULT_LOCAL_QUBITS, LOW_LOCAL_QUBITS_SINGLE, planNative } from './native-plan.ts';
 import { checkStatevectorSize, type Precision } from './state.ts';
 
 export type { Precision } from './state.ts';
@@ -46,7 +46,7 @@ export function runNative(ops: Operation[], n: number, o: NativeOptions = {}): N
   if (!native || (!o.force && n < NATIVE_MIN_QUBITS)) return null;
   const precision = o.precision ?? 'double';
   const single = precision === 'single';
-  const program = planNative(ops, n, o.localQubits ?? localQubitsFor(precision), single ? IDLE_LOCAL_QUBITS_SINGLE : undefined);
+  const program = planNative(ops, n, o.localQubits ?? localQubitsFor(precision), single ? LOW_LOCAL_QUBITS_SINGLE : undefined);
   if (!program) return null;
   checkStatevectorSize(n, 1, precision);
   let view: Float64Array | Float32Array | null = null;

@@ -15,6 +15,7 @@
 #include <thread>
 #include <vector>
 #include "kernels.h"
+#include "lowkernels.h"
 #include "program.h"
 
 namespace lattice {
@@ -88,6 +89,10 @@ template <typename R>
 void applyOps(R* re, R* im, const Pass& p, uint64_t base) {
   for (const Op& op : p.ops) {
     if ((base & op.outerMask) != op.outerMask) continue;
+    if (lowDenseApplies<R>(p.a, op)) {
+      lowDense(re, im, p.a, op);
+      continue;
+    }
     switch (op.type) {
       case kDense1: dense1(re, im, p.a, op); break;
       case kDense2: dense2(re, im, p.a, op); break;

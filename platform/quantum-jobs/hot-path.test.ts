@@ -29,8 +29,9 @@ describe('the job path of a process with a free worker', () => {
     const { db, close } = await openTestDatabase(allMigrations([]));
     const store = counting(db);
     const ctx: ServiceContext = { db: store.db, dataDir: '', now: () => new Date(), queue: () => Promise.reject(new Error('no queue in this test')) };
-    // No poll and no stage writes inside the measured window: only the job's own statements count.
-    const workers = await startQuantumWorkers(ctx, { pollMs: 600_000, stageWriteDelayMs: 600_000 });
+    // No poll, no waiter's read and no stage writes inside the measured window: only the job's
+    // own statements count (a loaded machine can run a job past the waiter's 250 ms read).
+    const workers = await startQuantumWorkers(ctx, { pollMs: 600_000, stageWriteDelayMs: 600_000, waitPollMs: 600_000 });
     await workers.pool.warm();
     try {
       const account = await createAccount(db, { email: 'hot@example.test' });

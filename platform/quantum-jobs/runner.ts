@@ -66,6 +66,8 @@ export interface RunnerOptions {
   pollMs?: number;
   /** Stage changes are written this long after they happen; a job that finishes sooner records only its end (default 2 ms). */
   stageWriteDelayMs?: number;
+  /** How often a waiter reads its job's row, for an end written by another process (default 250 ms). */
+  waitPollMs?: number;
 }
 
 export class QuantumRunner {
@@ -75,6 +77,7 @@ export class QuantumRunner {
   private readonly leaseMs: number;
   private readonly pollMs: number;
   private readonly stageDelayMs: number;
+  private readonly waitPollMs: number;
   private poller: NodeJS.Timeout | null = null;
   private claiming: Promise<void> | null = null;
   private again = false;
@@ -105,6 +108,7 @@ export class QuantumRunner {
     this.leaseMs = (options.leaseSeconds ?? 30) * 1000;
     this.pollMs = options.pollMs ?? 1000;
     this.stageDelayMs = options.stageWriteDelayMs ?? 2;
+    this.waitPollMs = options.waitPollMs ?? 250;
     this.events.setMaxListeners(0);
   }
 
@@ -441,7 +445,7 @@ export class QuantumRunner {
       const poll = setInterval(async () => {
         const row = await selectJob<JobInput>(this.ctx.db, scope, id).catch(() => null);
         if (row && TERMINAL.includes(row.status)) done(row);
-      }, 250);
+      }, this.waitPollMs);
       const timer = setTimeout(async () => done(await selectJob<JobInput>(this.ctx.db, scope, id).catch(() => null)), timeoutMs);
     });
   }

@@ -385,6 +385,14 @@ export function synthesizePolynomial(p: PhasePoly, wires: number[], o: SynthOpti
   return out;
 }
 
+/**
+ * Widest circuit whose regions are also written as CCZ-type products: the widest output the
+ * statevector check proves (equivalence.ts, native). Wider outputs are proven on decision
+ * diagrams, and on mod_adder_1024 (28 qubits) the products' wider parities took that proof
+ * past its 2,000,000 nodes, where the form as read needs about 143,000.
+ */
+const PRODUCT_FORM_MAX_QUBITS = 26;
+
 /** Rewrites one region; returns the new gates, or null when that would not be smaller. */
 function rewriteRegion(region: IrOp[], ir: Ir, o: SynthOptions): IrOp[] | null {
   let oldCx = 0;
@@ -395,7 +403,7 @@ function rewriteRegion(region: IrOp[], ir: Ir, o: SynthOptions): IrOp[] | null {
   // The polynomial as read, and (Clifford+T regions) as CCZ-type products found by a search
   // (cubic.ts); the smallest (gates plus CX) that beats the region as it stands.
   let best: { out: IrOp[]; cx: number; phase: number } | null = null;
-  for (const q of [p, ...productForms(p)]) {
+  for (const q of [p, ...(ir.n <= PRODUCT_FORM_MAX_QUBITS ? productForms(p) : [])]) {
     const out = synthesizePolynomial(q, wires, o);
     let cx = 0;
     for (const op of out) if (op.k === 'cx') cx++;

@@ -15,6 +15,7 @@
  */
 import type { PhasePoly } from './phasepoly-types.ts';
 import { normalizeTerms } from './phasepoly.ts';
+import { mulberry32 } from '../sampling.ts';
 
 const EIGHTH = Math.PI / 4;
 
@@ -79,18 +80,6 @@ function cczTerms([u, v, w]: Product): Array<[number, number]> {
 
 /** A product with no cubic part: a zero factor, two equal factors, or one the sum of the others. */
 const degenerate = ([u, v, w]: Product): boolean => u === 0 || v === 0 || w === 0 || u === v || u === w || v === w || (u ^ v) === w;
-
-/** A small deterministic generator (mulberry32). */
-function random(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /**
  * Adds `p` to the products (swap-removal keeps the array dense): merged with one sharing two
@@ -157,7 +146,7 @@ const copy = (ps: Product[]): Product[] => ps.map((p) => p.slice() as Product);
  * and of those the FORMS lightest.
  */
 function search(start: Product[], seed: number): Product[][] {
-  const rnd = random(seed);
+  const rnd = mulberry32(seed);
   let cur = copy(start);
   const lightest = new Map<number, { ps: Product[]; weight: number }>([[cur.length, { ps: copy(cur), weight: weightOf(cur) }]]);
   let since = 0;

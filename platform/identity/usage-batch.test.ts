@@ -58,3 +58,17 @@ test("a deleted account's counts are dropped without losing the others written w
   await batch.close();
   assert.equal(await readCounter(store.db, key(kept)), 3);
 });
+
+test('batches of several processes counting the same counters add up exactly, written at the same moment', async () => {
+  const ids = [await account(), await account()];
+  // One batch per process of a cluster; on PostgreSQL each write goes on its own connection.
+  const processes = [new UsageBatch(store.db), new UsageBatch(store.db), new UsageBatch(store.db)];
+  for (const [p, batch] of processes.entries()) {
+    for (let i = 0; i < 50; i++) batch.add(key(ids[i % 2]!), p + 1);
+  }
+  await Promise.all(processes.map((b) => b.flush()));
+  await Promise.all(processes.map((b) => b.close()));
+  // Each process added 25 requests per account, of (p + 1) each: 25 x (1 + 2 + 3).
+  assert.equal(await readCounter(store.db, key(ids[0]!)), 150);
+  assert.equal(await readCounter(store.db, key(ids[1]!)), 150);
+});

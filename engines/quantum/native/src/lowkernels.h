@@ -149,23 +149,25 @@ struct Vec<double> {
   static T permute(I idx, T v) { return _mm512_permutexvar_pd(idx, v); }
 };
 
-// One vector block starting at index `at`: NH high-target combinations, NL low-target patterns
-// fixed at compile time so that the inputs and sums stay in registers.
-template <typename R, int NH, int NL>
-inline void lowBlock(R* __restrict re, R* __restrict im, uint64_t at, const LowTables<R>& t, const typename Vec<R>::I* idx) {
+// One vector block starting at index `at`: nH high-target combinations, nL low-target
+// patterns. Always inlined: called with constant sizes (the shapes fused circuits produce), the
+// compiler unrolls it and keeps the inputs and sums in registers; with run-time sizes otherwise.
+template <typename R>
+__attribute__((always_inline)) inline void lowBlock(R* __restrict re, R* __restrict im, uint64_t at, const LowTables<R>& t,
+                                                    const typename Vec<R>::I* idx, int nH, int nL) {
   using V = Vec<R>;
-  typename V::T pr[NH * NL], pi[NH * NL];  // every input vector, permuted per low pattern
-  for (int h = 0; h < NH; h++) {
+  typename V::T pr[1 << LOW_MAX_K], pi[1 << LOW_MAX_K];  // every input vector, permuted per low pattern
+  for (int h = 0; h < nH; h++) {
     const typename V::T xr = vload(re + at + t.offH[h]), xi = vload(im + at + t.offH[h]);
-    for (int xl = 0; xl < NL; xl++) {
-      pr[h * NL + xl] = V::permute(idx[xl], xr);
-      pi[h * NL + xl] = V::permute(idx[xl], xi);
+    for (int xl = 0; xl < nL; xl++) {
+      pr[h * nL + xl] = V::permute(idx[xl], xr);
+      pi[h * nL + xl] = V::permute(idx[xl], xi);
     }
   }
-  for (int rh = 0; rh < NH; rh++) {
+  for (int rh = 0; rh < nH; rh++) {
     typename V::T ar = vzero(R{}), ai = vzero(R{});
-    for (int c = 0; c < NH * NL; c++) {
-      const typename V::T mr = vload(t.cr[rh * NH * NL + c]), mi = vload(t.ci[rh * NH * NL + c]);
+    for (int c = 0; c < nH * nL; c++) {
+      const typename V::T mr = vload(t.cr[rh * nH * nL + c]), mi = vload(t.ci[rh * nH * nL + c]);
       ar = vfmadd(mr, pr[c], ar);
       ar = vfnmadd(mi, pi[c], ar);
       ai = vfmadd(mr, pi[c], ai);
@@ -201,33 +203,10 @@ inline void lowDense(R* __restrict re, R* __restrict im, int a, const Op& op) {
   for (int xl = 0; xl < nL; xl++) idx[xl] = V::index(t.perm[xl]);
   const uint32_t value = op.localMask;
   // The shapes fused circuits produce: a 2x2 on a low bit, a 4x4 on one or two low bits.
-  if (t.nh == 0 && t.nl == 1) return lowSweep<R>(a, touched, value, [&](uint64_t at) { lowBlock<R, 1, 2>(re, im, at, t, idx); });
-  if (t.nh == 1 && t.nl == 1) return lowSweep<R>(a, touched, value, [&](uint64_t at) { lowBlock<R, 2, 2>(re, im, at, t, idx); });
-  if (t.nh == 0 && t.nl == 2) return lowSweep<R>(a, touched, value, [&](uint64_t at) { lowBlock<R, 1, 4>(re, im, at, t, idx); });
-  forEachRun(a, touched, value, [&](uint64_t b, uint64_t run) {
-    for (uint64_t j = 0; j < run; j += W) {
-      typename V::T pr[1 << LOW_MAX_K], pi[1 << LOW_MAX_K];
-      for (int h = 0; h < nH; h++) {
-        const typename V::T xr = vload(re + b + t.offH[h] + j), xi = vload(im + b + t.offH[h] + j);
-        for (int xl = 0; xl < nL; xl++) {
-          pr[h * nL + xl] = V::permute(idx[xl], xr);
-          pi[h * nL + xl] = V::permute(idx[xl], xi);
-        }
-      }
-      for (int rh = 0; rh < nH; rh++) {
-        typename V::T ar = vzero(R{}), ai = vzero(R{});
-        for (int c = 0; c < nH * nL; c++) {
-          const typename V::T mr = vload(t.cr[rh * nH * nL + c]), mi = vload(t.ci[rh * nH * nL + c]);
-          ar = vfmadd(mr, pr[c], ar);
-          ar = vfnmadd(mi, pi[c], ar);
-          ai = vfmadd(mr, pi[c], ai);
-          ai = vfmadd(mi, pr[c], ai);
-        }
-        vstore(re + b + t.offH[rh] + j, ar);
-        vstore(im + b + t.offH[rh] + j, ai);
-      }
-    }
-  });
+  if (t.nh == 0 && t.nl == 1) return lowSweep<R>(a, touched, value, [&](uint64_t at) { lowBlock<R>(re, im, at, t, idx, 1, 2); });
+  if (t.nh == 1 && t.nl == 1) return lowSweep<R>(a, touched, value, [&](uint64_t at) { lowBlock<R>(re, im, at, t, idx, 2, 2); });
+  if (t.nh == 0 && t.nl == 2) return lowSweep<R>(a, touched, value, [&](uint64_t at) { lowBlock<R>(re, im, at, t, idx, 1, 4); });
+  lowSweep<R>(a, touched, value, [&](uint64_t at) { lowBlock<R>(re, im, at, t, idx, nH, nL); });
 #else
   forEachRun(a, touched, op.localMask, [&](uint64_t b, uint64_t run) {
     for (uint64_t j = 0; j < run; j += W) {

@@ -10,6 +10,10 @@
  *   figures (Lucene-default BM25 0.374, BGE-base dense 0.342, their hybrid 0.353), on the
  *   held-out half of the queries and on all 225; the classic weights ship learned on the
  *   training half only. The default settings are run once more through the real commands.
+ *
+ * LLM_API_BENCH=http runs only the embeddings and rerank part (seconds instead of the long
+ * chat and Cranfield parts), for iterating on the request path:
+ * `LLM_API_BENCH=http npm run bench -- llm-api`.
  */
 import { CRANFIELD_DIR } from '../../engines/language/builtin/corpus.ts';
 import { BUILTIN_MODEL_ID, BUILTIN_MODEL_PATH, loadConfig } from '../../engines/language/config.ts';
@@ -33,6 +37,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+
+/** LLM_API_BENCH=http: only the embeddings and rerank request paths. */
+const httpOnly = process.env.LLM_API_BENCH === 'http';
 
 const fmt = (x: number, d = 1): string => x.toFixed(d);
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
@@ -94,6 +101,10 @@ async function api(): Promise<void> {
       console.log(`  ${''.padEnd(12)} HTTP socket p50 ${r.p50} ms (mean ${fmt(1000 / r.rps)} ms, p99 ${r.p99} ms)   x${fmt(engine / (1000 / r.rps), 2)}   ${overhead(1000 / r.rps, engine)}`);
     }
 
+    if (httpOnly) {
+      await models.close();
+      return;
+    }
     const messages = [{ role: 'user' as const, content: 'what is the boundary layer on a flat plate in supersonic flow' }];
     const plain = await times(() => generateCandidates({ path: BUILTIN_MODEL_PATH, threads: 1 }, { model: BUILTIN_MODEL_ID, messages, max_tokens: 32, temperature: 1, seed: 1 }, 1), 3, 0);
     let generated = 0;
@@ -198,5 +209,5 @@ async function throughCli(docs: readonly InputDoc[], queries: readonly Query[], 
 
 export async function run(): Promise<void> {
   await api();
-  await cranfield();
+  if (!httpOnly) await cranfield();
 }

@@ -1,6 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import OpenAI from 'openai';
+import { loadConfig } from '../../engines/language/config.ts';
+import { ModelRegistry } from '../../engines/language/registry.ts';
+import { embeddingsBody } from './embeddings-json.ts';
 import { startLlm, type LlmTest } from './testing.ts';
 
 let s: LlmTest;
@@ -119,6 +122,19 @@ test('embeddings through the SDK (base64 on the wire) equal the float response',
   assert.equal(typeof b64.body.data[0].embedding, 'string');
   assert.equal(Buffer.from(b64.body.data[0].embedding, 'base64').length, 512 * 4);
   assert.ok(floats.body.usage.prompt_tokens > 0);
+});
+
+test('an embeddings reply is, byte for byte and in its content type, JSON.stringify of the engine’s result', async () => {
+  const input = ['laminar boundary layer on a flat plate', 'shock wave', 'heat heat transfer'];
+  const models = new ModelRegistry(loadConfig());
+  const engine = await models.embed(input);
+  await models.close();
+  for (const encoding of ['float', 'base64'] as const) {
+    const r = await s.t.app.inject({ method: 'POST', url: '/v1/embeddings', headers: { authorization: `Bearer ${a.key}`, 'content-type': 'application/json' }, payload: JSON.stringify({ input, encoding_format: encoding }) });
+    assert.equal(r.statusCode, 200);
+    assert.equal(r.headers['content-type'], 'application/json; charset=utf-8');
+    assert.equal(r.body, JSON.stringify(embeddingsBody(engine, encoding)), encoding);
+  }
 });
 
 test('models list the chat and embedding models and the rerank tiers', async () => {

@@ -6,17 +6,13 @@
 import { Type } from 'typebox';
 import type { ServiceApp } from '../../../platform/http/app.ts';
 import { LanguageError } from '../../../engines/language/errors.ts';
+import { embeddingsJson } from '../embeddings-json.ts';
 import { commonErrors, qError } from '../errors.ts';
 import { chargeTokens } from '../limits.ts';
 import { begin, bearerSecurity, TAG, type QDeps } from './context.ts';
 import { MAX_TEXT_CHARS } from './schemas.ts';
 
 const MAX_INPUTS = 2048;
-
-function base64Of(v: readonly number[]): string {
-  const f = Float32Array.from(v);
-  return Buffer.from(f.buffer, f.byteOffset, f.byteLength).toString('base64');
-}
 
 export function registerEmbeddings(app: ServiceApp, deps: QDeps): void {
   app.post(
@@ -59,16 +55,9 @@ export function registerEmbeddings(app: ServiceApp, deps: QDeps): void {
         throw err;
       }
       await chargeTokens(deps.ctx.db, caller, deps.ctx.now(), r.usage.total_tokens);
-      const b64 = b.encoding_format === 'base64';
-      // Serialised here: a response of thousands of floats is faster through JSON.stringify
-      // than through a schema serialiser with a union in it.
-      const body = {
-        object: 'list',
-        data: r.data.map((v, index) => ({ object: 'embedding', index, embedding: b64 ? base64Of(v) : v })),
-        model: r.model,
-        usage: r.usage,
-      };
-      return reply.type('application/json').send(JSON.stringify(body));
+      // Serialised here, into the bytes that go out (embeddings-json.ts says why); the
+      // content type is the one Fastify gave the JSON string this route used to send.
+      return reply.type('application/json; charset=utf-8').send(embeddingsJson(r, b.encoding_format ?? 'float'));
     },
   );
 }

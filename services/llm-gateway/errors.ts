@@ -26,6 +26,9 @@ export const { format: formatGatewayError } = errorShape({
   body: (type, error) => ({ error: { message: error.message, type } }),
 });
 
+/** Status of a call whose client went away before its answer (nginx's 499, no standard one exists). */
+export const CLIENT_CLOSED_REQUEST = 499;
+
 /** An error of the spec's table. `modelLayer` errors reached the model layer and carry X-Service-Request-Id. */
 export function gatewayError(status: number, type: ErrorType, message: string, modelLayerRequestId?: string): ApiError {
   return new ApiError(status, type, message, {}, modelLayerRequestId ? { 'x-service-request-id': modelLayerRequestId } : {});
@@ -41,6 +44,12 @@ export const errors = {
   scope: (scope: string) => gatewayError(403, 'permission_error', `API key does not have ${scope} scope`),
   notAuthenticated: () => gatewayError(401, 'authentication_error', 'Not authenticated'),
   keyNotFound: () => gatewayError(404, 'not_found_error', 'API key not found'),
+  /**
+   * The client closed the connection before its answer: nobody reads this body. 499 (the
+   * status proxies log for it) keeps the call out of the 5xx error log and counts; the call's
+   * own outcome is `client_gone`.
+   */
+  clientGone: (requestId: string) => gatewayError(CLIENT_CLOSED_REQUEST, 'invalid_request_error', 'Client closed the connection', requestId),
 };
 
 export const GatewayError = Type.Object(

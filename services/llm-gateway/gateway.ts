@@ -59,6 +59,9 @@ export interface CompletionBody {
   usage: Usage;
 }
 
+/** How an admitted call ended (its `lattice_gateway_calls_total` outcome). */
+export type CallOutcome = Parameters<typeof countGatewayCall>[1];
+
 export interface Admitted {
   requestId: string;
   model: GatewayModel;
@@ -219,12 +222,13 @@ export class Gateway {
     } catch (err) {
       if (clientGone.aborted) {
         // The client left while the model ran: the prompt was processed, nothing was delivered.
+        // Not a failure of the gateway or the model: no 5xx, no error line.
         countGatewayCall(a.model.id, 'client_gone');
         await this.settle(identity, a, { prompt_tokens: promptTokensEstimate(call), completion_tokens: 0, total_tokens: 0 });
-      } else {
-        countGatewayCall(a.model.id, 'upstream_error');
-        await this.release(a);
+        throw errors.clientGone(a.requestId);
       }
+      countGatewayCall(a.model.id, 'upstream_error');
+      await this.release(a);
       throw modelLayerError(err, a.requestId);
     } finally {
       clearTimeout(timer);
@@ -246,8 +250,9 @@ export class Gateway {
    * A streamed completion, written to `res` as server-sent events. The first chunk is awaited
    * before any header goes out, so that an upstream failing at once still answers with its
    * status; after that, failures end the stream with an error frame and no `[DONE]`.
+   * Resolves with how the call ended.
    */
-  async stream(identity: Identity, rawKey: string, call: ChatCall, a: Admitted, res: ServerResponse, headers: Record<string, string>): Promise<void> {
+  async stream(identity: Identity, rawKey: string, call: ChatCall, a: Admitted, res: ServerResponse, headers: Record<string, string>): Promise<CallOutcome> {
     const stop = new AbortController();
     const clientGone = (): void => {
       if (!res.writableEnded) stop.abort(new Error('client closed the connection'));
@@ -329,10 +334,12 @@ export class Gateway {
     }
     // What was generated is charged: the model's own count when it finished, else what was delivered.
     const charged = usage ?? { prompt_tokens: promptTokensEstimate(call), completion_tokens: deltas, total_tokens: promptTokensEstimate(call) + deltas };
-    countGatewayCall(a.model.id, failure ? (failure.type === 'authentication_error' ? 'key_revoked' : 'upstream_error') : usage ? 'ok' : 'client_gone');
+    const outcome: CallOutcome = failure ? (failure.type === 'authentication_error' ? 'key_revoked' : 'upstream_error') : usage ? 'ok' : 'client_gone';
+    countGatewayCall(a.model.id, outcome);
     await this.settle(identity, a, charged);
     if (failure) await write(`data: ${JSON.stringify({ error: failure })}\n\n`);
     else if (usage) await write('data: [DONE]\n\n');
     res.end();
+    return outcome;
   }
 }

@@ -1,8 +1,10 @@
 /** POST /api/v1/chat/completions — whole or streamed, paid from the workspace's credits. */
+import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { ServiceApp } from '../../../platform/http/app.ts';
 import { OPENAI_CHAT_PARAMETERS, OPENAI_UNKNOWN_FIELD, chatCompletionSchema } from '../../../platform/http/openai-chat.ts';
-import { formatGatewayError, GatewayError } from '../errors.ts';
+import { ApiError } from '../../../platform/http/errors.ts';
+import { CLIENT_CLOSED_REQUEST, formatGatewayError, GatewayError } from '../errors.ts';
 import { readChatCall } from '../request.ts';
 import { TAG_API, bearerSecurity, identityOf, type GatewayDeps } from './context.ts';
 
@@ -31,6 +33,14 @@ const Body = Type.Object(
 
 const Completion = chatCompletionSchema();
 
+/**
+ * A client that closed its connection before the answer is an ordinary event, not a failure:
+ * one info line (no response line follows, as nothing was sent), with the status proxies use.
+ */
+function logClientGone(req: FastifyRequest, serviceRequestId: string): void {
+  req.log.info({ route: req.routeOptions.url, status: CLIENT_CLOSED_REQUEST, outcome: 'client_gone', service_request_id: serviceRequestId }, 'client closed the connection');
+}
+
 export function registerChatCompletions(app: ServiceApp, deps: GatewayDeps): void {
   app.post(
     '/api/v1/chat/completions',
@@ -55,7 +65,8 @@ export function registerChatCompletions(app: ServiceApp, deps: GatewayDeps): voi
       if (call.stream) {
         reply.hijack();
         try {
-          await gateway.stream(identity, req.rawApiKey!, call, admitted, reply.raw, { 'x-request-id': req.id });
+          const outcome = await gateway.stream(identity, req.rawApiKey!, call, admitted, reply.raw, { 'x-request-id': req.id });
+          if (outcome === 'client_gone') logClientGone(req, admitted.requestId);
         } catch (err) {
           // Failed before the first byte: answer like any other error (hijacked, so by hand).
           const e = err as { status?: number; code?: string; message: string; headers?: Record<string, string> };
@@ -77,6 +88,9 @@ export function registerChatCompletions(app: ServiceApp, deps: GatewayDeps): voi
         const body = await gateway.complete(identity, call, admitted, aborted.signal);
         reply.header('x-service-request-id', admitted.requestId);
         return body;
+      } catch (err) {
+        if (err instanceof ApiError && err.status === CLIENT_CLOSED_REQUEST) logClientGone(req, admitted.requestId);
+        throw err;
       } finally {
         reply.raw.off('close', onClose);
       }

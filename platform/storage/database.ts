@@ -6,6 +6,7 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type pgTypes from 'pg';
+import { startEmbeddedAutovacuum } from './embedded-autovacuum.ts';
 
 export interface Sql {
   /** Runs one parameterised statement and returns its rows. */
@@ -146,17 +147,25 @@ export interface EmbeddedDatabase extends Database {
   deliver(channel: string, payload: string): void;
 }
 
+/** How often the embedded store's autovacuum looks for tables to vacuum or analyze (embedded-autovacuum.ts). */
+export const EMBEDDED_AUTOVACUUM_MS = 10_000;
+
 /**
  * The embedded PGlite kept in `dir` (created when missing); `dir` null keeps it in memory.
  * `loadDataDir` starts it from a dump (`dumpDataDir`) instead of an empty cluster.
+ * `autovacuumMs` is the autovacuum's interval (0: none, for a store opened only to be dumped).
  */
-export async function openPglite(dir: string | null, options: { loadDataDir?: Blob } = {}): Promise<EmbeddedDatabase> {
+export async function openPglite(dir: string | null, options: { loadDataDir?: Blob; autovacuumMs?: number } = {}): Promise<EmbeddedDatabase> {
   const { PGlite } = await import('@electric-sql/pglite');
   if (dir && !existsSync(dir)) mkdirSync(dir, { recursive: true });
   const load = options.loadDataDir ? { loadDataDir: options.loadDataDir } : {};
   const db = dir ? await PGlite.create(dir, load) : await PGlite.create(load);
   // Listeners by channel, for notifications that arrive over the socket (socket-notices.ts).
   const socketListeners = new Map<string, Set<(payload: string) => void>>();
+  const intervalMs = options.autovacuumMs ?? EMBEDDED_AUTOVACUUM_MS;
+  const autovacuum = intervalMs > 0
+    ? startEmbeddedAutovacuum(db, { intervalMs, onError: (err) => process.emitWarning(`embedded store autovacuum: ${err.message}`) })
+    : null;
   return {
     kind: 'pglite',
     pglite: db,
@@ -194,6 +203,7 @@ export async function openPglite(dir: string | null, options: { loadDataDir?: Bl
       for (const handler of socketListeners.get(channel) ?? []) handler(payload);
     },
     async close() {
+      await autovacuum?.stop();
       if (!db.closed) await db.close();
     },
   };

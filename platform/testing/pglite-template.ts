@@ -36,7 +36,7 @@ function nameOf(migrations: readonly Migration[]): string {
 }
 
 async function makeDump(migrations: readonly Migration[], file: string): Promise<Blob> {
-  const db = await openPglite(null);
+  const db = await openPglite(null, { autovacuumMs: 0 });
   try {
     await migrate(db, migrations);
     const dump = await db.pglite.dumpDataDir('none');

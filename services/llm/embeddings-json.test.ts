@@ -33,9 +33,20 @@ test('a model name with quotes and characters beyond ASCII is escaped and UTF-8 
   same({ data: [[0.5, 0.25]], model: 'modèle "ü" \u{1F600} \\ \n', usage });
 });
 
-test('vectors longer than the first one grow the output past its first estimate', () => {
+test('dense vectors, each number distinct, past the numbers remembered per vector', () => {
   const long = Array.from({ length: 5000 }, (_, i) => (i % 7) / 3 - 1 + i * 1e-9);
   same({ data: [[0.1], long, long.map((x) => -x)], model: 'm', usage });
+});
+
+test('a reply larger than the scratch buffer grows it, and a reply keeps its bytes when the next one is written', () => {
+  const big = { data: Array.from({ length: 60 }, (_, k) => Array.from({ length: 1536 }, (_, i) => Math.sin(k * 1536 + i) / 7)), model: 'm', usage };
+  const first = embeddingsJson(big, 'float');
+  assert.ok(first.length > 1 << 20, `${first.length} bytes`);
+  assert.ok(first.equals(reference(big, 'float')));
+  const small = { data: [[0.5, -0.5]], model: 'm', usage };
+  const second = embeddingsJson(small, 'float');
+  assert.ok(second.equals(reference(small, 'float')));
+  assert.ok(first.equals(reference(big, 'float')), 'the first reply is unchanged');
 });
 
 test('no vectors at all', () => {

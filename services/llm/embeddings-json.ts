@@ -33,20 +33,27 @@ export function embeddingsBody(reply: EmbeddingsReply, encoding: 'float' | 'base
   };
 }
 
-/** A Buffer that grows by doubling; `bytes()` is what was written. */
+/** Kept between replies up to this size, so a reply allocates only its exact bytes. */
+const SCRATCH_KEPT = 16 << 20;
+let scratch = Buffer.allocUnsafe(1 << 20);
+
+/**
+ * Writes into the module's scratch Buffer (grown by doubling as needed); `bytes()` copies what
+ * was written into a Buffer of its own. One large scratch instead of a generous Buffer per
+ * reply: each large Buffer counts as external memory and brings V8's next full collection
+ * closer. Writing is synchronous, so two replies never share the scratch at once.
+ */
 class Output {
-  private buf: Buffer;
-  private at = 0;
+  buf = scratch;
+  at = 0;
 
-  constructor(capacity: number) {
-    this.buf = Buffer.allocUnsafe(Math.max(64, capacity));
-  }
-
-  private room(n: number): void {
+  /** Makes room for `n` more bytes. */
+  room(n: number): void {
     if (this.at + n <= this.buf.length) return;
     const grown = Buffer.allocUnsafe(Math.max(this.buf.length * 2, this.at + n));
     this.buf.copy(grown, 0, 0, this.at);
     this.buf = grown;
+    if (grown.length <= SCRATCH_KEPT) scratch = grown;
   }
 
   byte(c: number): void {
@@ -54,14 +61,10 @@ class Output {
     this.buf[this.at++] = c;
   }
 
-  /** A string of ASCII characters only (JSON of numbers, base64, the fixed keys). */
+  /** A string of ASCII characters only (base64, the fixed keys). */
   ascii(s: string): void {
-    const n = s.length;
-    this.room(n);
-    const buf = this.buf;
-    let at = this.at;
-    for (let i = 0; i < n; i++) buf[at++] = s.charCodeAt(i);
-    this.at = at;
+    this.room(s.length);
+    this.at += this.buf.write(s, this.at, 'latin1');
   }
 
   /** Any JSON text (a model name or usage may hold other characters), UTF-8 as Fastify would send it. */
@@ -71,12 +74,16 @@ class Output {
   }
 
   bytes(): Buffer {
-    return this.buf.subarray(0, this.at);
+    const out = Buffer.allocUnsafe(this.at);
+    this.buf.copy(out, 0, 0, this.at);
+    return out;
   }
 }
 
-const COMMA = 0x2c;
-const ZERO = 0x30;
+/** The longest JSON of a double, e.g. -2.2250738585072014e-308, and the comma after it. */
+const MAX_NUMBER_BYTES = 25;
+/** Distinct numbers remembered per vector: a classic one has about 20 besides zero. */
+const REMEMBERED = 64;
 
 /** JSON.stringify of an array element: numbers are most of them; anything else takes JSON.stringify's own path. */
 function elementJson(x: unknown): string {
@@ -84,25 +91,51 @@ function elementJson(x: unknown): string {
   return JSON.stringify(x) ?? 'null';
 }
 
-function writeFloats(out: Output, v: readonly unknown[], formatted: Map<unknown, string>): void {
-  out.byte(0x5b); // [
+/**
+ * One list, `[` to `]`. Each of the first REMEMBERED distinct numbers of the vector is
+ * formatted once and found again by a linear search (cheaper than a Map over boxed doubles at
+ * this size); the hot loop keeps the buffer and position in locals and copies each number's
+ * characters itself, which costs less than a native call per number.
+ */
+function writeFloats(out: Output, v: readonly unknown[], seen: Float64Array, seenJson: string[]): void {
+  out.room(v.length * MAX_NUMBER_BYTES + 2);
+  let buf = out.buf;
+  let at = out.at;
+  let known = 0;
+  buf[at++] = 0x5b; // [
   for (let j = 0; j < v.length; j++) {
-    if (j > 0) out.byte(COMMA);
+    if (j > 0) buf[at++] = 0x2c; // ,
     const x = v[j];
-    // 0 and -0 are both "0" in JSON; most of a hashed vector is zeros.
-    if (x === 0) {
-      out.byte(ZERO);
-      continue;
+    if (typeof x === 'number') {
+      // 0 and -0 are both "0" in JSON; most of a hashed vector is zeros.
+      if (x === 0) {
+        buf[at++] = 0x30;
+        continue;
+      }
+      let k = 0;
+      while (k < known && seen[k] !== x) k++;
+      let s: string;
+      if (k < known) s = seenJson[k]!;
+      else {
+        s = elementJson(x);
+        // NaN never equals itself, so it is never remembered: it is formatted each time.
+        if (known < REMEMBERED) {
+          seen[known] = x;
+          seenJson[known++] = s;
+        }
+      }
+      for (let i = 0; i < s.length; i++) buf[at++] = s.charCodeAt(i);
+    } else {
+      // Not a number (a provider outside its contract): any length, any characters.
+      out.at = at;
+      out.text(elementJson(x));
+      out.room((v.length - j) * MAX_NUMBER_BYTES + 2);
+      buf = out.buf;
+      at = out.at;
     }
-    let s = formatted.get(x);
-    if (s === undefined) {
-      s = elementJson(x);
-      formatted.set(x, s);
-    }
-    if (typeof x === 'number') out.ascii(s);
-    else out.text(s);
   }
-  out.byte(0x5d); // ]
+  buf[at++] = 0x5d; // ]
+  out.at = at;
 }
 
 /** The reply body, `base64` or float lists, as the bytes clients got from JSON.stringify of it. */
@@ -110,22 +143,18 @@ export function embeddingsJson(reply: EmbeddingsReply, encoding: 'float' | 'base
   // A provider that broke its contract (a vector that is no list) gets JSON.stringify's own rendering of it.
   if (!reply.data.every((v) => Array.isArray(v))) return Buffer.from(JSON.stringify(embeddingsBody(reply, encoding)));
   const b64 = encoding === 'base64';
-  const dims = reply.data.length > 0 ? reply.data[0]!.length : 0;
-  // A float is at most 24 characters and a comma; base64 is 4 characters per 3 bytes.
-  const perVector = 64 + (b64 ? Math.ceil((dims * 4) / 3) + 4 : dims * 12);
-  const out = new Output(reply.data.length * perVector + 256);
-  const formatted = new Map<unknown, string>();
+  const out = new Output();
+  const seen = new Float64Array(REMEMBERED);
+  const seenJson = new Array<string>(REMEMBERED);
   out.ascii('{"object":"list","data":[');
   for (let i = 0; i < reply.data.length; i++) {
     const v = reply.data[i]!;
-    out.ascii(i > 0 ? ',{"object":"embedding","index":' : '{"object":"embedding","index":');
-    out.ascii(String(i));
-    out.ascii(',"embedding":');
+    out.ascii(`${i > 0 ? ',' : ''}{"object":"embedding","index":${i},"embedding":`);
     if (b64) {
       out.byte(0x22); // "
       out.ascii(base64Of(v));
       out.byte(0x22);
-    } else writeFloats(out, v, formatted);
+    } else writeFloats(out, v, seen, seenJson);
     out.byte(0x7d); // }
   }
   out.ascii('],"model":');

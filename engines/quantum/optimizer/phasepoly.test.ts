@@ -195,6 +195,15 @@ test('relocating rotations to the end keeps random circuits equal, and lets the 
   assert.ok(equivalenceError(g, r.circuit) < 1e-8);
 });
 
+test('relocation also moves multi-wire parities on wide circuits (gf2^16_mult, 48 wires)', () => {
+  // The 256 a_i + b_j rotations go to the end beside the single-wire ones; they were kept in
+  // place past 20 wires while only decision diagrams proved wide outputs (path sums now do).
+  const g = nam('gf2^16_mult');
+  const all = relocatePhasesToEnd(unroll(g));
+  const single = relocatePhasesToEnd(unroll(g), { singleWireOnly: true });
+  assert.equal(all - single, 256);
+});
+
 test('rotations also go to the start of the circuit: relocation on the inverse keeps circuits equal, and mod_red_21 loses CX', () => {
   for (let seed = 1; seed <= 20; seed++) {
     const c = phaseCircuit(2 + (seed % 4), 60, 800 + seed, 0.1);

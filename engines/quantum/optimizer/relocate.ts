@@ -10,20 +10,13 @@
  */
 import { diagAngles, isDiagonal, isXLike } from './classify.ts';
 import { isFree, qubitsOf, type Ir, type IrOp } from './ir.ts';
-import { flip, get, normalizeTerms, synthesizePolynomial, unit, weight, xorInto, type PhasePoly, type SynthOptions, type Vec } from './phasepoly.ts';
+import { flip, get, normalizeTerms, synthesizePolynomial, unit, xorInto, type PhasePoly, type SynthOptions, type Vec } from './phasepoly.ts';
 
 const keyOf = (v: Vec): string => Array.prototype.join.call(v, ',');
 
 export interface RelocateOptions extends SynthOptions {
   /** Only rotations whose parity ends on a single wire (no CX needed at the end). */
   singleWireOnly?: boolean;
-  /**
-   * Most wires the moved multi-wire parities may touch (default 20). Moved far from where the
-   * original circuit has them, such rotations leave the equivalence proof (decision diagrams
-   * built from both ends) a diagonal of pair phases to carry, whose diagram doubles with
-   * every wire of a bipartite pair graph: 20 wires stay within seconds, 32 do not.
-   */
-  maxWires?: number;
 }
 
 /** Moves every rotation whose parity the final wires span to the end; returns how many moved. */
@@ -89,15 +82,10 @@ export function relocatePhasesToEnd(ir: Ir, o: RelocateOptions = {}): number {
     reduce(v, mask);
     return lowest(v) >= 0 ? null : mask;
   });
-  let single = o.singleWireOnly ?? false;
-  if (!single) {
-    const touched = new Set<number>();
-    for (const mask of masks) {
-      if (!mask || weight(mask) < 2) continue;
-      for (let q = 0; q < n; q++) if (get(mask, q)) touched.add(q);
-    }
-    if (touched.size > (o.maxWires ?? 20)) single = true;
-  }
+  // Moved far from where the original circuit has them, multi-wire parities leave the
+  // decision-diagram proof a diagonal of pair phases that doubles with every wire; the bench
+  // proves wide outputs on path sums (../verify/pathsum-check.ts), where they cost nothing.
+  const single = o.singleWireOnly ?? false;
   rec.forEach((t, k) => {
     const mask = masks[k];
     if (!mask) return;

@@ -8,7 +8,9 @@ import { checkEquivalence } from './equivalence.ts';
 
 const NAM = fileURLToPath(new URL('../../../fixtures/nam/', import.meta.url));
 
-for (const [name, width] of [['csum_mux_9', 30], ['qcla_adder_10', 36], ['gf2^16_mult', 48]] as const) {
+// gf2^16_mult (48 qubits) is left to path sums (pathsum.test.ts): with its a_i + b_j rotations
+// relocated to the end, the diagram of the product doubles with every wire of the multiplier.
+for (const [name, width] of [['csum_mux_9', 30], ['qcla_adder_10', 36], ['gf2^10_mult', 30]] as const) {
   test(`${name} (${width} qubits) optimized at level 3 is proven equivalent, and not once a gate is removed`, () => {
     const c = parseQasm(readFileSync(`${NAM}${name}.qasm`, 'utf8'));
     assert.equal(c.numQubits, width);

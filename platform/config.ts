@@ -24,6 +24,11 @@ export interface LatticeConfig {
    * closes its ports (LATTICE_DRAIN_SECONDS, default 5); only when `/ready` has been polled.
    */
   drainSeconds: number;
+  /**
+   * PostgreSQL's shared_buffers for the embedded store (LATTICE_EMBEDDED_SHARED_BUFFERS); null:
+   * the store's default (platform/storage/database.ts, 32MB).
+   */
+  embeddedSharedBuffers: string | null;
 }
 
 export interface ConfigSources {
@@ -48,6 +53,16 @@ function checkPrefix(name: string, value: unknown): string {
     throw new ConfigError(`${name} must be '' or a path like /licensing, got ${JSON.stringify(value)}`);
   }
   return value;
+}
+
+function checkSharedBuffers(value: unknown): string {
+  const text = String(value);
+  const m = /^(\d+)(kB|MB|GB)$/.exec(text);
+  const kb = m ? Number(m[1]) * (m[2] === 'kB' ? 1 : m[2] === 'MB' ? 1024 : 1024 * 1024) : NaN;
+  if (!(kb >= 128 && kb <= 4 * 1024 * 1024)) {
+    throw new ConfigError(`LATTICE_EMBEDDED_SHARED_BUFFERS must be a size from 128kB to 4GB such as 32MB, got ${JSON.stringify(value)}`);
+  }
+  return text;
 }
 
 function checkDrain(value: unknown): number {
@@ -106,6 +121,7 @@ export function loadConfig(sources: ConfigSources): LatticeConfig {
   if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
     throw new ConfigError('DATABASE_URL must start with postgres:// or postgresql://');
   }
+  const sharedBuffers = env.LATTICE_EMBEDDED_SHARED_BUFFERS ?? (file.embeddedSharedBuffers as unknown);
   return {
     host: sources.flags?.host ?? env.LATTICE_HOST ?? (file.host as string | undefined) ?? '127.0.0.1',
     dataDir: resolve(sources.flags?.dataDir ?? env.LATTICE_DATA_DIR ?? (file.dataDir as string | undefined) ?? 'data'),
@@ -114,5 +130,6 @@ export function loadConfig(sources: ConfigSources): LatticeConfig {
     only,
     logLevel: env.LATTICE_LOG_LEVEL ?? (file.logLevel as string | undefined) ?? 'warn',
     drainSeconds: checkDrain(env.LATTICE_DRAIN_SECONDS ?? (file.drainSeconds as unknown) ?? 5),
+    embeddedSharedBuffers: sharedBuffers === undefined ? null : checkSharedBuffers(sharedBuffers),
   };
 }

@@ -95,6 +95,7 @@ export async function startLattice(
     databaseUrl: config.databaseUrl ?? undefined,
     migrations: allMigrations(definitions),
     serveSocket: true,
+    sharedBuffers: config.embeddedSharedBuffers ?? undefined,
   });
   // Under `lattice serve` the embedded store answers `lattice backup` through its socket.
   const stopBackups =

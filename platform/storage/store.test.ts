@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
@@ -59,12 +59,17 @@ describe('the embedded store', { skip: embedded ? false : 'DATABASE_URL is set: 
     const dir = tempDir();
     const first = await openStore({ dataDir: dir, migrations: identityMigrations });
     const account = await createAccount(first.db, { email: 'persist@example.test', companyName: 'Persist Ltd' });
+    assert.deepEqual(await first.db.query('SHOW shared_buffers'), [{ shared_buffers: '32MB' }]);
     await first.close();
     assert.equal(embeddedOwner(dir), null);
-    const second = await openStore({ dataDir: dir, migrations: identityMigrations });
+    const second = await openStore({ dataDir: dir, migrations: identityMigrations, sharedBuffers: '8MB' });
     try {
       const again = await getAccount(second.db, account.id);
       assert.equal(again?.company_name, 'Persist Ltd');
+      // Set on the command line: the data dir's own settings (initdb's time zone) stay in force.
+      assert.deepEqual(await second.db.query('SHOW shared_buffers'), [{ shared_buffers: '8MB' }]);
+      assert.deepEqual(await second.db.query('SHOW timezone'), [{ TimeZone: 'UTC' }]);
+      assert.match(readFileSync(join(dir, 'pgdata', 'postgresql.conf'), 'utf8'), /^shared_buffers = 128MB/m);
     } finally {
       await second.close();
     }

@@ -18,6 +18,8 @@ export interface StoreOptions {
   migrations?: readonly Migration[];
   /** When this process opens the embedded database, serve it to other processes. */
   serveSocket?: boolean;
+  /** shared_buffers of the embedded database (default: openPglite's). */
+  sharedBuffers?: string;
 }
 
 export interface Store {
@@ -142,7 +144,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
 
   const release = takeLock(dataDir, Boolean(options.serveSocket));
   try {
-    const db = await openPglite(join(dataDir, 'pgdata'));
+    const db = await openPglite(join(dataDir, 'pgdata'), { sharedBuffers: options.sharedBuffers });
     let secrets: Store['secrets'];
     try {
       if (options.migrations) secrets = await migrateAndKey(db, options.migrations, dataDir);

@@ -207,20 +207,25 @@ export class Gateway {
     await this.leases.cancel(a.money);
   }
 
-  /** A whole (non-streamed) completion. */
-  async complete(identity: Identity, call: ChatCall, a: Admitted, clientGone: AbortSignal): Promise<CompletionBody> {
-    // One controller and a timer cleared at the end: AbortSignal.timeout would keep a
-    // 10-minute timer (and AbortSignal.any its listeners) alive after every call.
+  /** A whole (non-streamed) completion, for the client at the other end of `res`. */
+  async complete(identity: Identity, call: ChatCall, a: Admitted, res: ServerResponse): Promise<CompletionBody> {
+    // One controller for the client leaving and the time limit, and a timer cleared at the end:
+    // AbortSignal.timeout would keep a 10-minute timer (and AbortSignal.any its listeners)
+    // alive after every call, and a controller per cause costs each call another signal.
     const stop = new AbortController();
-    const onGone = (): void => stop.abort(clientGone.reason);
-    if (clientGone.aborted) onGone();
-    else clientGone.addEventListener('abort', onGone, { once: true });
+    let clientGone = false;
+    const onClose = (): void => {
+      if (res.writableEnded) return;
+      clientGone = true;
+      stop.abort();
+    };
+    res.on('close', onClose);
     const timer = setTimeout(() => stop.abort(new DOMException('call took longer than the gateway allows', 'TimeoutError')), this.maxCallMs);
     let result;
     try {
       result = await this.models.chat(this.request(call, a.model, stop.signal));
     } catch (err) {
-      if (clientGone.aborted) {
+      if (clientGone) {
         // The client left while the model ran: the prompt was processed, nothing was delivered.
         // Not a failure of the gateway or the model: no 5xx, no error line.
         countGatewayCall(a.model.id, 'client_gone');
@@ -232,7 +237,7 @@ export class Gateway {
       throw modelLayerError(err, a.requestId);
     } finally {
       clearTimeout(timer);
-      clientGone.removeEventListener('abort', onGone);
+      res.off('close', onClose);
     }
     countGatewayCall(a.model.id, 'ok');
     await this.settle(identity, a, result.usage);

@@ -11,9 +11,28 @@
  */
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import { urlToHttpOptions } from 'node:url';
 import { LanguageError } from '../errors.ts';
 
 const agents = { http: new HttpAgent({ keepAlive: true, scheduling: 'lifo' }), https: new HttpsAgent({ keepAlive: true, scheduling: 'lifo' }) };
+
+type Target = ReturnType<typeof urlToHttpOptions>;
+
+/**
+ * Request options of each upstream URL, parsed once: a model's URL is the same on every call,
+ * and parsing it (then turning the URL into options again inside node:http) was per-call work.
+ */
+const targets = new Map<string, Target>();
+
+function targetOf(url: string): Target {
+  let target = targets.get(url);
+  if (!target) {
+    if (targets.size >= 1_000) targets.clear();
+    target = urlToHttpOptions(new URL(url));
+    targets.set(url, target);
+  }
+  return target;
+}
 
 /** An upstream's answer as postJson hands it over: status, headers, and the body, whole or as chunks. */
 export interface UpstreamResponse {
@@ -69,7 +88,7 @@ async function* chunksOf(res: IncomingMessage): AsyncGenerator<Uint8Array> {
  * saw the request, so it is sent once more on a new connection, as Node's documentation of
  * `request.reusedSocket` advises. This resend does not count as one of the caller's retries.
  */
-async function send(url: URL, headers: Record<string, string>, body: string, signal: AbortSignal): Promise<IncomingMessage> {
+async function send(url: Target, headers: Record<string, string>, body: string, signal: AbortSignal): Promise<IncomingMessage> {
   try {
     return await sendOnce(url, headers, body, signal);
   } catch (err) {
@@ -81,10 +100,10 @@ async function send(url: URL, headers: Record<string, string>, body: string, sig
 /** A reset of a reused keep-alive connection before the response head. */
 class StaleConnectionError extends Error {}
 
-function sendOnce(url: URL, headers: Record<string, string>, body: string, signal: AbortSignal): Promise<IncomingMessage> {
+function sendOnce(url: Target, headers: Record<string, string>, body: string, signal: AbortSignal): Promise<IncomingMessage> {
   return new Promise((resolve, reject) => {
     const https = url.protocol === 'https:';
-    const req = (https ? httpsRequest : httpRequest)(url, { method: 'POST', headers, agent: https ? agents.https : agents.http });
+    const req = (https ? httpsRequest : httpRequest)({ ...url, method: 'POST', headers, agent: https ? agents.https : agents.http });
     let res: IncomingMessage | null = null;
     // After the head, an abort (timeout, caller) ends the body the caller is reading.
     const onAbort = (): void => {
@@ -187,7 +206,7 @@ export async function postJson(
   signal?: AbortSignal,
 ): Promise<{ res: UpstreamResponse; controller: AbortController; clear: () => void }> {
   const url = joinUrl(opts.baseUrl, path);
-  const target = new URL(url);
+  const target = targetOf(url);
   const payload = JSON.stringify(body);
   const timeoutMs = opts.timeoutMs ?? 60_000;
   const retries = opts.retries ?? 2;

@@ -189,3 +189,33 @@ test('a pooled connection the server closed while idle is replaced at once, with
     await new Promise<void>((resolve) => closing.close(() => resolve()));
   }
 });
+
+test('calls to several upstreams, one after another, each reach their own server, path and credentials (request options are kept per URL)', async () => {
+  const seen: string[] = [];
+  const other = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      seen.push(`other ${req.url} ${req.headers.authorization ?? ''}`);
+      json(res, 200, { choices: [{ message: { content: 'from other' }, finish_reason: 'stop' }], usage: { prompt_tokens: 1, completion_tokens: 1 } });
+    });
+  });
+  await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve));
+  const port = (other.address() as AddressInfo).port;
+  handler = (req, _body, res) => {
+    seen.push(`base ${req.url} ${req.headers.authorization ?? ''}`);
+    json(res, 200, { choices: [{ message: { content: 'from base' }, finish_reason: 'stop' }], usage: { prompt_tokens: 1, completion_tokens: 1 } });
+  };
+  try {
+    const first = provider();
+    const second = new OpenAiProvider({ baseUrl: `http://user:secret@127.0.0.1:${port}/other/v2/`, retries: 0 });
+    const ask = { model: 'm', messages: [{ role: 'user' as const, content: 'hi' }] };
+    const answers = [];
+    for (let i = 0; i < 2; i++) answers.push((await first.chat(ask)).content, (await second.chat(ask)).content);
+    assert.deepEqual(answers, ['from base', 'from other', 'from base', 'from other']);
+    const basic = `Basic ${Buffer.from('user:secret').toString('base64')}`;
+    assert.deepEqual(seen, [`base /v1/chat/completions Bearer sk-test`, `other /other/v2/chat/completions ${basic}`, `base /v1/chat/completions Bearer sk-test`, `other /other/v2/chat/completions ${basic}`]);
+  } finally {
+    other.closeAllConnections();
+    await new Promise<void>((resolve) => other.close(() => resolve()));
+  }
+});

@@ -79,20 +79,13 @@ export function registerChatCompletions(app: ServiceApp, deps: GatewayDeps): voi
         }
         return reply;
       }
-      const aborted = new AbortController();
-      const onClose = (): void => {
-        if (!reply.raw.writableEnded) aborted.abort();
-      };
-      reply.raw.on('close', onClose);
       try {
-        const body = await gateway.complete(identity, call, admitted, aborted.signal);
+        const body = await gateway.complete(identity, call, admitted, reply.raw);
         reply.header('x-service-request-id', admitted.requestId);
         return body;
       } catch (err) {
         if (err instanceof ApiError && err.status === CLIENT_CLOSED_REQUEST) logClientGone(req, admitted.requestId);
         throw err;
-      } finally {
-        reply.raw.off('close', onClose);
       }
     },
   );

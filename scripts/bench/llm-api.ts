@@ -11,6 +11,10 @@
  *   held-out half of the queries and on all 225; the classic weights ship learned on the
  *   training half only. The default settings are run once more through the real commands.
  *
+ * Beside each wall-clock figure of the first two parts: CPU time per call of the engine and of
+ * the server (this process; the HTTP client is a child), the steadier comparison on a loaded
+ * machine.
+ *
  * LLM_API_BENCH=http runs only the embeddings and rerank part (seconds instead of the long
  * chat and Cranfield parts), for iterating on the request path:
  * `LLM_API_BENCH=http npm run bench -- llm-api`.
@@ -44,17 +48,44 @@ const httpOnly = process.env.LLM_API_BENCH === 'http';
 const fmt = (x: number, d = 1): string => x.toFixed(d);
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
-/** Runs `fn` at least `n` times and for at least `ms`; returns the per-call times in ms. */
-async function times(fn: () => Promise<unknown>, n: number, ms: number): Promise<number[]> {
+/** This process's CPU time (user and system) in ms since `since` (a process.cpuUsage()). */
+const cpuMs = (since: NodeJS.CpuUsage): number => {
+  const c = process.cpuUsage(since);
+  return (c.user + c.system) / 1000;
+};
+
+/**
+ * Runs `fn` at least `n` times and for at least `ms`; returns the per-call times in ms and the
+ * process's mean CPU time per call. On a loaded machine wall times swing with the other
+ * processes; the CPU times per call of the engine and of the server, taken in the same
+ * process, are the steadier comparison (timers of the service's job queue run in them both).
+ */
+async function timed(fn: () => Promise<unknown>, n: number, ms: number): Promise<{ ms: number[]; cpu: number }> {
   await fn();
   const out: number[] = [];
   const end = performance.now() + ms;
+  const c = process.cpuUsage();
   while (out.length < n || performance.now() < end) {
     const t = performance.now();
     await fn();
     out.push(performance.now() - t);
   }
-  return out;
+  return { ms: out, cpu: cpuMs(c) / out.length };
+}
+
+async function times(fn: () => Promise<unknown>, n: number, ms: number): Promise<number[]> {
+  return (await timed(fn, n, ms)).ms;
+}
+
+/** An HTTP load run with the server's CPU time per request (the server is this process; the client is a child). */
+async function measured(spec: Parameters<typeof measure>[0]): Promise<Awaited<ReturnType<typeof measure>> & { cpu: number }> {
+  const c = process.cpuUsage();
+  const r = await measure(spec);
+  return { ...r, cpu: cpuMs(c) / Math.max(1, r.total) };
+}
+
+function cpuRatio(engineCpu: number, cpu: number): string {
+  return `CPU ${fmt(cpu, 2)} ms per call, x${fmt(engineCpu / cpu, 2)} of the engine's`;
 }
 
 function overhead(httpMs: number, engineMs: number): string {
@@ -76,16 +107,18 @@ async function api(): Promise<void> {
     // client's JSON work does not run on the server's core; the engine runs the same calls here.
     const batch = 256;
     const texts = docs.slice(0, batch).map((d) => d.text);
-    const engineEmb = median(await times(() => models.embed(texts), 10, 3000));
+    const engineRun = await timed(() => models.embed(texts), 10, 3000);
+    const engineEmb = median(engineRun.ms);
     console.log(`embeddings (classic-embed, ${batch} abstracts per call):`);
-    console.log(`  engine in-process (baseline) ${fmt((batch * 1000) / engineEmb, 0)} texts/s (${fmt(engineEmb, 2)} ms per call)`);
+    console.log(`  engine in-process (baseline) ${fmt((batch * 1000) / engineEmb, 0)} texts/s (${fmt(engineEmb, 2)} ms per call)   CPU ${fmt(engineRun.cpu, 2)} ms per call`);
     for (const encoding of ['float', 'base64'] as const) {
       const payload = JSON.stringify({ input: texts, encoding_format: encoding });
-      const injected = median(await times(() => svc.app.inject({ method: 'POST', url: '/v1/embeddings', headers: { ...headers, 'content-type': 'application/json' }, payload }), 10, 3000));
-      console.log(`  server stack ${encoding.padEnd(6)} (inject, no socket) ${fmt((batch * 1000) / injected, 0)} texts/s (${fmt(injected, 2)} ms per call)   x${fmt(engineEmb / injected, 2)}   ${overhead(injected, engineEmb)}`);
-      const r = await measure({ url: `${svc.url}/v1/embeddings`, method: 'POST', headers, bodies: [payload], connections: 1, durationSeconds: 4 });
+      const injectRun = await timed(() => svc.app.inject({ method: 'POST', url: '/v1/embeddings', headers: { ...headers, 'content-type': 'application/json' }, payload }), 10, 3000);
+      const injected = median(injectRun.ms);
+      console.log(`  server stack ${encoding.padEnd(6)} (inject, no socket) ${fmt((batch * 1000) / injected, 0)} texts/s (${fmt(injected, 2)} ms per call)   x${fmt(engineEmb / injected, 2)}   ${overhead(injected, engineEmb)}   ${cpuRatio(engineRun.cpu, injectRun.cpu)}`);
+      const r = await measured({ url: `${svc.url}/v1/embeddings`, method: 'POST', headers, bodies: [payload], connections: 1, durationSeconds: 4 });
       const httpMs = 1000 / r.rps;
-      console.log(`  HTTP ${encoding.padEnd(6)} (socket, client in a child process) ${fmt(r.rps * batch, 0)} texts/s (${fmt(httpMs, 2)} ms per call, p99 ${r.p99} ms${r.non2xx ? `, ${r.non2xx} non-2xx` : ''})   x${fmt(engineEmb / httpMs, 2)}   ${overhead(httpMs, engineEmb)}`);
+      console.log(`  HTTP ${encoding.padEnd(6)} (socket, client in a child process) ${fmt(r.rps * batch, 0)} texts/s (${fmt(httpMs, 2)} ms per call, p99 ${r.p99} ms${r.non2xx ? `, ${r.non2xx} non-2xx` : ''})   x${fmt(engineEmb / httpMs, 2)}   ${overhead(httpMs, engineEmb)}   server ${cpuRatio(engineRun.cpu, r.cpu)}`);
     }
 
     const query = 'what similarity laws must be obeyed when constructing aeroelastic models of heated high speed aircraft';
@@ -93,12 +126,14 @@ async function api(): Promise<void> {
     console.log('rerank (100 abstracts, median latency):');
     for (const tier of ['classic', 'quantum_cpu'] as const) {
       const reranker = await rerankerFor(tier);
-      const engine = median(await times(() => rerankDocuments(reranker, query, hundred), 10, 3000));
+      const engineRun = await timed(() => rerankDocuments(reranker, query, hundred), 10, 3000);
+      const engine = median(engineRun.ms);
       const payload = JSON.stringify({ query, documents: hundred, tier });
-      const injected = median(await times(() => svc.app.inject({ method: 'POST', url: '/v1/rerank', headers: { ...headers, 'content-type': 'application/json' }, payload }), 10, 3000));
-      const r = await measure({ url: `${svc.url}/v1/rerank`, method: 'POST', headers, bodies: [payload], connections: 1, durationSeconds: 4 });
-      console.log(`  ${tier.padEnd(12)} engine (baseline) ${fmt(engine)} ms   server stack (inject) ${fmt(injected)} ms, ${overhead(injected, engine)}`);
-      console.log(`  ${''.padEnd(12)} HTTP socket p50 ${r.p50} ms (mean ${fmt(1000 / r.rps)} ms, p99 ${r.p99} ms)   x${fmt(engine / (1000 / r.rps), 2)}   ${overhead(1000 / r.rps, engine)}`);
+      const injectRun = await timed(() => svc.app.inject({ method: 'POST', url: '/v1/rerank', headers: { ...headers, 'content-type': 'application/json' }, payload }), 10, 3000);
+      const injected = median(injectRun.ms);
+      const r = await measured({ url: `${svc.url}/v1/rerank`, method: 'POST', headers, bodies: [payload], connections: 1, durationSeconds: 4 });
+      console.log(`  ${tier.padEnd(12)} engine (baseline) ${fmt(engine)} ms (CPU ${fmt(engineRun.cpu, 2)} ms)   server stack (inject) ${fmt(injected)} ms, ${overhead(injected, engine)}   ${cpuRatio(engineRun.cpu, injectRun.cpu)}`);
+      console.log(`  ${''.padEnd(12)} HTTP socket p50 ${r.p50} ms (mean ${fmt(1000 / r.rps)} ms, p99 ${r.p99} ms)   x${fmt(engine / (1000 / r.rps), 2)}   ${overhead(1000 / r.rps, engine)}   server ${cpuRatio(engineRun.cpu, r.cpu)}`);
     }
 
     if (httpOnly) {

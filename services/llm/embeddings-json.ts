@@ -5,9 +5,10 @@
  *
  * Why: a float reply of 256 classic vectors is 256 x 512 numbers. Through JSON.stringify the
  * route formatted each number, built a string of about 0.9 MB, and Fastify then measured and
- * UTF-8 encoded that string again on the way out. Here each distinct number is formatted once
- * per reply (a classic vector has about 20 distinct values among its 512: zeros and a few
- * weights over the same norm) and its bytes copied, and the Buffer goes out as it is.
+ * UTF-8 encoded that string again on the way out. Here each distinct number of a vector is
+ * formatted once (a classic vector has about 20 distinct values among its 512: zeros and a
+ * few weights over the same norm) and its characters copied, and the Buffer goes out as it
+ * is: about half the CPU time of JSON.stringify and the encoding together for 256 vectors.
  */
 
 /** `encoding_format: 'base64'`: the vector's little-endian float32 bytes (what the OpenAI SDK decodes). */

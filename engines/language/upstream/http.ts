@@ -9,8 +9,9 @@
  * when idle past the upstream's Keep-Alive hint or by the upstream. A call sends its head and
  * body in one write, which `fetch` (WHATWG streams, a body stream per request) did not.
  */
-import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
+import { Agent as HttpAgent, request as httpRequest, type ClientRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import { finished } from 'node:stream';
 import { urlToHttpOptions } from 'node:url';
 import { LanguageError } from '../errors.ts';
 
@@ -58,10 +59,15 @@ function upstreamResponse(res: IncomingMessage): UpstreamResponse {
     get body() {
       return chunksOf(res);
     },
-    async text() {
-      const chunks: Buffer[] = [];
-      for await (const chunk of res) chunks.push(chunk as Buffer);
-      return Buffer.concat(chunks).toString('utf8');
+    text() {
+      // Events, not `for await`: an async iterator over the stream cost a whole answer more
+      // than collecting its one or two chunks. `finished` rejects as the iterator did: with
+      // the reason the response was destroyed for (a timeout, the caller), or a premature close.
+      return new Promise<string>((resolve, reject) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        finished(res, (err) => (err ? reject(err) : resolve(Buffer.concat(chunks).toString('utf8'))));
+      });
     },
   };
 }
@@ -81,49 +87,72 @@ async function* chunksOf(res: IncomingMessage): AsyncGenerator<Uint8Array> {
   }
 }
 
-/**
- * One POST: resolves with the response head, rejects when the connection fails or `signal`
- * aborts first. A pooled connection that the server closed while it sat idle (its keep-alive
- * timeout ran out just as we picked it) fails with a reset before any answer; the server never
- * saw the request, so it is sent once more on a new connection, as Node's documentation of
- * `request.reusedSocket` advises. This resend does not count as one of the caller's retries.
- */
-async function send(url: Target, headers: Record<string, string>, body: string, signal: AbortSignal): Promise<IncomingMessage> {
-  try {
-    return await sendOnce(url, headers, body, signal);
-  } catch (err) {
-    if (!(err instanceof StaleConnectionError) || signal.aborted) throw err instanceof StaleConnectionError ? err.cause : err;
-    return sendOnce(url, headers, body, signal);
-  }
-}
-
 /** A reset of a reused keep-alive connection before the response head. */
 class StaleConnectionError extends Error {}
 
-function sendOnce(url: Target, headers: Record<string, string>, body: string, signal: AbortSignal): Promise<IncomingMessage> {
-  return new Promise((resolve, reject) => {
-    const https = url.protocol === 'https:';
-    const req = (https ? httpsRequest : httpRequest)({ ...url, method: 'POST', headers, agent: https ? agents.https : agents.http });
-    let res: IncomingMessage | null = null;
-    // After the head, an abort (timeout, caller) ends the body the caller is reading.
-    const onAbort = (): void => {
-      const reason = signal.reason instanceof Error ? signal.reason : new Error('aborted');
-      if (res) res.destroy(reason);
-      else req.destroy(reason);
-    };
-    signal.addEventListener('abort', onAbort, { once: true });
-    req.once('error', (err: NodeJS.ErrnoException) => {
-      signal.removeEventListener('abort', onAbort);
-      const stale = req.reusedSocket && !res && (err.code === 'ECONNRESET' || err.code === 'EPIPE');
-      reject(stale ? new StaleConnectionError('stale keep-alive connection', { cause: err }) : err);
+/**
+ * One POST attempt, which its timer or its caller can end at any point: before the response
+ * head (the request is destroyed) or while the body is read (the response is). A method to call
+ * rather than an AbortSignal of its own: a signal and its listeners per attempt were a
+ * noticeable part of each call's cost.
+ */
+class Exchange {
+  private req: ClientRequest | null = null;
+  private res: IncomingMessage | null = null;
+  private reason: Error | null = null;
+
+  constructor(
+    private readonly url: Target,
+    private readonly headers: Record<string, string>,
+    private readonly body: string,
+  ) {}
+
+  abort(reason: Error): void {
+    if (this.reason) return;
+    this.reason = reason;
+    if (this.res) this.res.destroy(reason);
+    else this.req?.destroy(reason);
+  }
+
+  /**
+   * Resolves with the response head, rejects when the connection fails or the exchange is
+   * aborted first. A pooled connection that the server closed while it sat idle (its
+   * keep-alive timeout ran out just as we picked it) fails with a reset before any answer;
+   * the server never saw the request, so it is sent once more on a new connection, as Node's
+   * documentation of `request.reusedSocket` advises. This resend does not count as one of the
+   * caller's retries.
+   */
+  async send(): Promise<IncomingMessage> {
+    try {
+      return await this.sendOnce();
+    } catch (err) {
+      if (!(err instanceof StaleConnectionError) || this.reason) throw err instanceof StaleConnectionError ? err.cause : err;
+      return this.sendOnce();
+    }
+  }
+
+  private sendOnce(): Promise<IncomingMessage> {
+    return new Promise((resolve, reject) => {
+      const https = this.url.protocol === 'https:';
+      const req = (https ? httpsRequest : httpRequest)({ ...this.url, method: 'POST', headers: this.headers, agent: https ? agents.https : agents.http });
+      this.req = req;
+      req.once('error', (err: NodeJS.ErrnoException) => {
+        const stale = req.reusedSocket && !this.res && (err.code === 'ECONNRESET' || err.code === 'EPIPE');
+        reject(stale ? new StaleConnectionError('stale keep-alive connection', { cause: err }) : err);
+      });
+      req.once('response', (r) => {
+        this.res = r;
+        resolve(r);
+      });
+      req.end(this.body);
     });
-    req.once('response', (r) => {
-      res = r;
-      r.once('close', () => signal.removeEventListener('abort', onAbort));
-      resolve(r);
-    });
-    req.end(body);
-  });
+  }
+}
+
+/** What an abort of the caller's signal ends the exchange with, as AbortController.abort passed it on. */
+function abortReason(reason: unknown): Error {
+  if (reason instanceof Error) return reason;
+  return reason === undefined ? new DOMException('This operation was aborted', 'AbortError') : new Error('aborted');
 }
 
 export interface UpstreamOptions {
@@ -194,17 +223,23 @@ const sleep = (ms: number, signal?: AbortSignal): Promise<void> =>
     }, { once: true });
   });
 
+/** An open answer of postJson, and `clear` to call once it is read: it ends the attempt's deadline and the caller's abort. */
+export interface UpstreamCall {
+  res: UpstreamResponse;
+  clear: () => void;
+}
+
 /**
  * POSTs `body` and returns the open response (status 2xx) for the caller to read, as JSON
- * or as a stream. The timeout covers connecting and the response head; `onTimeout` lets a
- * streaming caller keep the same deadline for the body.
+ * or as a stream. The timeout covers connecting, the response head and the body, until the
+ * caller calls `clear`: a streaming caller keeps the same deadline for the body.
  */
 export async function postJson(
   opts: UpstreamOptions,
   path: string,
   body: unknown,
   signal?: AbortSignal,
-): Promise<{ res: UpstreamResponse; controller: AbortController; clear: () => void }> {
+): Promise<UpstreamCall> {
   const url = joinUrl(opts.baseUrl, path);
   const target = targetOf(url);
   const payload = JSON.stringify(body);
@@ -228,13 +263,13 @@ export async function postJson(
       const wait = Math.max(random() * Math.min(cap, base * 2 ** attempt), (lastError?.retryAfter ?? 0) * 1000);
       await sleep(Math.min(wait, cap * 4), signal);
     }
-    const controller = new AbortController();
+    const exchange = new Exchange(target, headers, payload);
     let timedOut = false;
     const timer = setTimeout(() => {
       timedOut = true;
-      controller.abort();
+      exchange.abort(new DOMException('This operation was aborted', 'AbortError'));
     }, timeoutMs);
-    const onAbort = (): void => controller.abort(signal?.reason);
+    const onAbort = (): void => exchange.abort(abortReason(signal?.reason));
     signal?.addEventListener('abort', onAbort, { once: true });
     const clear = (): void => {
       clearTimeout(timer);
@@ -242,7 +277,7 @@ export async function postJson(
     };
     let res: UpstreamResponse;
     try {
-      res = upstreamResponse(await send(target, headers, payload, controller.signal));
+      res = upstreamResponse(await exchange.send());
     } catch (err) {
       clear();
       if (signal?.aborted) throw err;
@@ -251,7 +286,7 @@ export async function postJson(
       lastError = new LanguageError('upstream_unavailable', `cannot reach upstream ${url}: ${err}`, { retryable: true, cause: err });
       continue;
     }
-    if (res.ok) return { res, controller, clear };
+    if (res.ok) return { res, clear };
     let text = '';
     try {
       text = await res.text();
@@ -267,7 +302,7 @@ export async function postJson(
 
 /** Reads a whole JSON body, turning a timeout or garbage into a clear error. */
 export async function readJson(
-  call: { res: UpstreamResponse; controller: AbortController; clear: () => void },
+  call: UpstreamCall,
   url: string,
 ): Promise<unknown> {
   let text: string;

@@ -219,3 +219,29 @@ test('calls to several upstreams, one after another, each reach their own server
     await new Promise<void>((resolve) => other.close(() => resolve()));
   }
 });
+
+test('an answer whose body stops after its head ends at the deadline, and a caller that aborts mid-body ends it at once', async () => {
+  handler = (_req, _body, res) => {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.write('{"choices":[');
+  };
+  const started = performance.now();
+  await assert.rejects(provider({ timeoutMs: 150, retries: 0 }).chat({ model: 'm', messages: msgs }), (err: LanguageError) => {
+    assert.equal(err.code, 'upstream_timeout');
+    assert.match(err.message, /stopped sending its answer/);
+    return true;
+  });
+  assert.ok(performance.now() - started >= 140, 'not before the deadline');
+  const controller = new AbortController();
+  const reason = new Error('the caller went away');
+  const call = provider({ timeoutMs: 60_000, retries: 0 }).chat({ model: 'm', messages: msgs, signal: controller.signal });
+  await new Promise((r) => setTimeout(r, 50));
+  const aborted = performance.now();
+  controller.abort(reason);
+  await assert.rejects(call, (err: LanguageError) => {
+    assert.equal(err.code, 'upstream_timeout');
+    assert.equal((err as { cause?: unknown }).cause, reason);
+    return true;
+  });
+  assert.ok(performance.now() - aborted < 1_000, 'at once, not at the deadline');
+});

@@ -107,6 +107,11 @@ async function api(): Promise<void> {
     // client's JSON work does not run on the server's core; the engine runs the same calls here.
     const batch = 256;
     const texts = docs.slice(0, batch).map((d) => d.text);
+    // What the idle service costs by itself (its job queue's polling and maintenance, every
+    // 0.5 s and 1 s under the test harness): it is in every CPU figure below, per second.
+    const idle = process.cpuUsage();
+    await new Promise((resolve) => setTimeout(resolve, 2000));
+    console.log(`idle service: CPU ${fmt(cpuMs(idle) / 2, 1)} ms per second (job queue polling), in every CPU figure below`);
     const engineRun = await timed(() => models.embed(texts), 10, 3000);
     const engineEmb = median(engineRun.ms);
     console.log(`embeddings (classic-embed, ${batch} abstracts per call):`);

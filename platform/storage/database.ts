@@ -7,6 +7,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type pgTypes from 'pg';
 import { startEmbeddedAutovacuum } from './embedded-autovacuum.ts';
+import { PreparedStatements } from './pglite-prepared.ts';
 
 export interface Sql {
   /** Runs one parameterised statement and returns its rows. */
@@ -181,6 +182,7 @@ export async function openPglite(
   const db = dir ? await PGlite.create(dir, settings) : await PGlite.create(settings);
   // Listeners by channel, for notifications that arrive over the socket (socket-notices.ts).
   const socketListeners = new Map<string, Set<(payload: string) => void>>();
+  const prepared = new PreparedStatements(db);
   const intervalMs = options.autovacuumMs ?? EMBEDDED_AUTOVACUUM_MS;
   const autovacuum = intervalMs > 0
     ? startEmbeddedAutovacuum(db, { intervalMs, onError: (err) => process.emitWarning(`embedded store autovacuum: ${err.message}`) })
@@ -188,15 +190,18 @@ export async function openPglite(
   return {
     kind: 'pglite',
     pglite: db,
+    // Statements with parameters (every repeated one) run as named prepared statements
+    // (pglite-prepared.ts); the others, mostly scripts and one-off commands, as PGlite runs them.
     async query<T>(text: string, params?: readonly unknown[]) {
-      const result = await db.query<T>(text, params as unknown[] | undefined);
-      return result.rows;
+      if (params?.length) return prepared.query<T>(text, params, false);
+      return (await db.query<T>(text)).rows;
     },
     async transaction<T>(fn: (tx: Sql) => Promise<T>) {
       return db.transaction(async (tx) =>
         fn({
           async query<R>(text: string, params?: readonly unknown[]) {
-            return (await tx.query<R>(text, params as unknown[] | undefined)).rows;
+            if (params?.length) return prepared.query<R>(text, params, true);
+            return (await tx.query<R>(text)).rows;
           },
         }),
       );

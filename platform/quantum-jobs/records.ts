@@ -619,9 +619,15 @@ export async function queueAtInsert(
   job: { backend: string; queueSeq: number; createdAt: Date },
   o: { parallel: (backend: string) => number },
 ): Promise<{ stats: QueueStats; place: number }> {
+  // Two disjoint counts, each on an index (the queued ones on the active-jobs index, the ones
+  // started since on the start index), rather than one count with an OR: with the OR, the plan
+  // PostgreSQL keeps for a prepared statement read the whole table.
   const ahead = `,
-            (SELECT count(*) FROM quantum_jobs WHERE backend = b AND queue_seq < $2 AND (status = 'queued' OR started_at > $3)) AS ahead`;
-  const [row] = await db.query<QueueRow & { ahead: number | string }>(queueStatsSql(ahead), [[job.backend], job.queueSeq, job.createdAt]);
+            (SELECT count(*) FROM quantum_jobs WHERE backend = b AND status = 'queued' AND queue_seq < $2)
+          + (SELECT count(*) FROM quantum_jobs WHERE backend = b AND started_at > $3 AND status <> 'queued' AND queue_seq < $2) AS ahead`;
+  // One backend as a plain parameter, not a one-element array to unnest: the plan kept for
+  // the prepared statement then counts on one backend, not on unnest's guess of ten.
+  const [row] = await db.query<QueueRow & { ahead: number | string }>(queueStatsSql(ahead, '(VALUES ($1::text)) AS v(b)'), [job.backend, job.queueSeq, job.createdAt]);
   return { stats: statsOf(row!, o.parallel), place: Number(row?.ahead ?? 0) + 1 };
 }
 
@@ -633,14 +639,14 @@ interface QueueRow {
   run: number | string | null;
 }
 
-function queueStatsSql(extraColumns: string): string {
+function queueStatsSql(extraColumns: string, backends = 'unnest($1::text[]) AS b'): string {
   // One statement: the live queue from the active-jobs index, and the last 50 starts of each
   // backend from its start index (their waits, and the run time of those that ended).
   return `SELECT b AS backend,
             (SELECT count(*) FROM quantum_jobs WHERE backend = b AND status = 'queued') AS queued,
             (SELECT count(*) FROM quantum_jobs WHERE backend = b AND status IN ${IN_WORK}) AS running,
             s.wait, s.run${extraColumns}
-       FROM unnest($1::text[]) AS b,
+       FROM ${backends},
        LATERAL (SELECT avg(EXTRACT(EPOCH FROM (started_at - created_at))) AS wait,
                        avg(EXTRACT(EPOCH FROM (finished_at - started_at))) AS run
                   FROM (SELECT created_at, started_at, finished_at FROM quantum_jobs

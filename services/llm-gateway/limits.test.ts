@@ -31,6 +31,16 @@ function counting(db: Database): { db: Database; tokenWrites: () => number } {
 
 const tpm = (tpmLimit: number) => ({ spendLimitMicros: null, rpmLimit: null, tpmLimit });
 
+/**
+ * Now, at least 10 s before the minute ends (waiting for the next one otherwise): tokens settled
+ * after their minute has ended are not counted, so a test that crossed a minute would lose them.
+ */
+async function wellInsideAMinute(): Promise<Date> {
+  const left = 60_000 - (Date.now() % 60_000);
+  if (left < 10_000) await new Promise((r) => setTimeout(r, left + 50));
+  return new Date();
+}
+
 async function tableCount(keyId: string, minute: number): Promise<number> {
   const [row] = await store.db.query<{ taken: string | number }>('SELECT taken FROM limit_windows WHERE subject = $1 AND window_start = $2', [`llm-gateway:key:${keyId}:tokens`, minute]);
   return Number(row?.taken ?? 0);
@@ -39,7 +49,7 @@ async function tableCount(keyId: string, minute: number): Promise<number> {
 test('tokens of many settled calls are written in one statement, and the table holds their sums per key', async () => {
   const { db, tokenWrites } = counting(store.db);
   const counters = new MinuteCounters(db, limiterFor(store.db));
-  const minute = minuteOf(new Date());
+  const minute = minuteOf(await wellInsideAMinute());
   for (let i = 0; i < 50; i++) counters.addTokens('key-a', minute, 7);
   for (let i = 0; i < 30; i++) counters.addTokens('key-b', minute, 3);
   assert.equal(tokenWrites(), 0, 'no statement per call');
@@ -57,7 +67,7 @@ test('tokens of many settled calls are written in one statement, and the table h
 test('the batch is written by itself shortly after the call that started it', async () => {
   const { db, tokenWrites } = counting(store.db);
   const counters = new MinuteCounters(db, limiterFor(store.db), 250, 20);
-  const minute = minuteOf(new Date());
+  const minute = minuteOf(await wellInsideAMinute());
   counters.addTokens('key-timer', minute, 4);
   counters.addTokens('key-timer', minute, 6);
   for (const end = Date.now() + 5_000; tokenWrites() === 0 && Date.now() < end; ) await new Promise((r) => setTimeout(r, 5));
@@ -69,7 +79,7 @@ test('the batch is written by itself shortly after the call that started it', as
 test("a process's own unwritten tokens count at once; another process's count after its batch and a refresh, each once", async () => {
   const here = new MinuteCounters(store.db, limiterFor(store.db), 250, 60_000);
   const there = new MinuteCounters(store.db, limiterFor(store.db), 50, 60_000);
-  const now = new Date();
+  const now = await wellInsideAMinute();
   const minute = minuteOf(now);
   assert.equal(await here.admit('key-c', tpm(100), now, 'r1'), minute);
   assert.equal(await there.admit('key-c', tpm(100), now, 'r2'), minute);

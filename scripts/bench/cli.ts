@@ -21,6 +21,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { allMigrations } from '../../platform/server.ts';
 import { openStore } from '../../platform/storage/store.ts';
+import { EMBEDDED_SHARED_BUFFERS } from '../../platform/storage/database.ts';
 import { services } from '../../services/index.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -143,13 +144,13 @@ async function timeServe(ids: readonly string[], dataDir: string, cwd: string, c
   }
 }
 
-// What `serve` does to open a prepared embedded store (platform/storage/store.ts, migrate.ts).
+// What `serve` does to open a prepared embedded store (platform/storage/store.ts, database.ts, migrate.ts).
 const PROBE = `
 const dir = process.argv[1];
 const t0 = performance.now();
 const c0 = process.cpuUsage();
 const { PGlite } = await import('@electric-sql/pglite');
-const db = await PGlite.create(dir + '/pgdata');
+const db = await PGlite.create(dir + '/pgdata', { startParams: [...PGlite.defaultStartParams, '-c', 'shared_buffers=${EMBEDDED_SHARED_BUFFERS}'] });
 await db.exec('CREATE TABLE IF NOT EXISTS lattice_migrations (id text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())');
 await db.query('SELECT pg_advisory_lock(7310425)');
 await db.query('SELECT id FROM lattice_migrations');

@@ -7,19 +7,19 @@
  * that every UPDATE leaves stay in the tables for good.
  *
  * Every `intervalMs` the loop reads the cumulative statistics (pg_stat_user_tables) and, with
- * PostgreSQL's default thresholds, vacuums (and analyzes) each table with enough dead rows or
- * inserts since its last vacuum, and analyzes each table changed enough since its last
- * analyze. One table per statement, so that requests interleave with the work. PostgreSQL
- * servers run their own autovacuum; this is for the embedded store only.
+ * PostgreSQL's default thresholds, vacuums (and analyzes) each table with enough dead rows
+ * since its last vacuum, and analyzes each table changed enough since its last analyze. Unlike
+ * PostgreSQL it does not vacuum for inserts alone (that sets visibility bits, for index-only
+ * scans): here the work holds the store's one session, which requests wait for. One table per
+ * statement, so that requests interleave with the work. PostgreSQL servers run their own
+ * autovacuum; this is for the embedded store only.
  */
 import type { PGlite } from '@electric-sql/pglite';
 
-/** PostgreSQL's defaults (autovacuum_vacuum_threshold, ..._scale_factor, and the insert and analyze ones). */
+/** PostgreSQL's defaults (autovacuum_vacuum_threshold, ..._scale_factor, and the analyze ones). */
 export const AUTOVACUUM_THRESHOLDS = {
   vacuum: 50,
   vacuumScale: 0.2,
-  insert: 1000,
-  insertScale: 0.2,
   analyze: 50,
   analyzeScale: 0.1,
 } as const;
@@ -27,7 +27,7 @@ export const AUTOVACUUM_THRESHOLDS = {
 export interface TableDue {
   schema: string;
   table: string;
-  /** VACUUM (ANALYZE): dead rows or inserts past their threshold. */
+  /** VACUUM (ANALYZE): dead rows past their threshold. */
   vacuum: boolean;
   /** ANALYZE alone: changed rows past the analyze threshold. */
   analyze: boolean;
@@ -37,7 +37,6 @@ interface StatRow {
   schemaname: string;
   relname: string;
   n_dead_tup: string | number;
-  n_ins_since_vacuum: string | number;
   n_mod_since_analyze: string | number;
   reltuples: string | number;
 }
@@ -48,14 +47,14 @@ export async function tablesDue(db: PGlite): Promise<TableDue[]> {
   // the end of this statement, so that the read below sees every write made so far.
   await db.query('SELECT pg_stat_force_next_flush()');
   const { rows } = await db.query<StatRow>(
-    `SELECT s.schemaname, s.relname, s.n_dead_tup, s.n_ins_since_vacuum, s.n_mod_since_analyze, GREATEST(c.reltuples, 0) AS reltuples
+    `SELECT s.schemaname, s.relname, s.n_dead_tup, s.n_mod_since_analyze, GREATEST(c.reltuples, 0) AS reltuples
        FROM pg_stat_user_tables s JOIN pg_class c ON c.oid = s.relid`,
   );
   const t = AUTOVACUUM_THRESHOLDS;
   const due: TableDue[] = [];
   for (const r of rows) {
     const tuples = Number(r.reltuples);
-    const vacuum = Number(r.n_dead_tup) > t.vacuum + t.vacuumScale * tuples || Number(r.n_ins_since_vacuum) > t.insert + t.insertScale * tuples;
+    const vacuum = Number(r.n_dead_tup) > t.vacuum + t.vacuumScale * tuples;
     const analyze = Number(r.n_mod_since_analyze) > t.analyze + t.analyzeScale * tuples;
     if (vacuum || analyze) due.push({ schema: r.schemaname, table: r.relname, vacuum, analyze: analyze && !vacuum });
   }

@@ -47,7 +47,9 @@ export async function openTestDatabase(migrations: readonly Migration[]): Promis
       },
     };
   }
-  const db = await openPglite(null, { loadDataDir: await migratedDump(migrations) });
+  // No autovacuum: a test's store lives for seconds, and its passes (vacuums and analyzes of the
+  // tables a test fills) added about 3 s to a test file; embedded-autovacuum.test.ts tests it.
+  const db = await openPglite(null, { loadDataDir: await migratedDump(migrations), autovacuumMs: 0 });
   await prepareSecrets(db, null, { LATTICE_MASTER_KEY: TEST_MASTER_KEY });
   return { db, queueSchema: 'pgboss', close: () => db.close() };
 }

@@ -20,7 +20,7 @@ function lattice(args: string[]): { status: number | null; out: any; stderr: str
   const r = spawnSync(process.execPath, [bin, ...args], {
     cwd: root,
     encoding: 'utf8',
-    env: { ...process.env, DATABASE_URL: '', LATTICE_FROM_SOURCES: '1' },
+    env: { ...process.env, DATABASE_URL: '' },
   });
   const last = r.stdout.trim().split('\n').pop() ?? '';
   let out: unknown = null;
@@ -114,19 +114,19 @@ describe('lattice evidence', { skip: process.env.DATABASE_URL ? 'runs on the emb
     const cwd = mkdtempSync(join(tmpdir(), 'evidence-cwd-'));
     try {
       const bundle = file('plain.json', JSON.stringify(newBundle));
-      const r = spawnSync(process.execPath, [bin, 'evidence', 'verify', bundle], { cwd, encoding: 'utf8', env: { ...process.env, DATABASE_URL: '', LATTICE_FROM_SOURCES: '1' } });
+      const r = spawnSync(process.execPath, [bin, 'evidence', 'verify', bundle], { cwd, encoding: 'utf8', env: { ...process.env, DATABASE_URL: '' } });
       assert.equal(r.status, 2, r.stdout + r.stderr);
       assert.match(r.stderr, /--keys FILE/);
       assert.match(r.stderr, /--data-dir/);
       assert.match(r.stderr, /\/api\/v2\/evidence\/keys/);
       assert.doesNotMatch(r.stdout + r.stderr, /valid: false|invalid/);
       assert.equal(existsSync(join(cwd, 'data')), false, 'no store was created');
-      const j = spawnSync(process.execPath, [bin, 'evidence', 'verify', bundle, '--json'], { cwd, encoding: 'utf8', env: { ...process.env, DATABASE_URL: '', LATTICE_FROM_SOURCES: '1' } });
+      const j = spawnSync(process.execPath, [bin, 'evidence', 'verify', bundle, '--json'], { cwd, encoding: 'utf8', env: { ...process.env, DATABASE_URL: '' } });
       assert.equal(j.status, 2);
       assert.equal(JSON.parse(j.stdout.trim()).error.code, 'lattice.usage');
       // A --data-dir with no store in it is refused the same way, and left without one.
       const empty = join(cwd, 'nothing');
-      const d = spawnSync(process.execPath, [bin, 'evidence', 'verify', bundle, '--data-dir', empty, '--json'], { cwd, encoding: 'utf8', env: { ...process.env, DATABASE_URL: '', LATTICE_FROM_SOURCES: '1' } });
+      const d = spawnSync(process.execPath, [bin, 'evidence', 'verify', bundle, '--data-dir', empty, '--json'], { cwd, encoding: 'utf8', env: { ...process.env, DATABASE_URL: '' } });
       assert.equal(d.status, 2, d.stdout + d.stderr);
       assert.match(JSON.parse(d.stdout.trim()).error.message, /no Lattice store/);
       assert.equal(existsSync(empty), false);

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { migratedDump } from '../testing/pglite-template.ts';
+import { migratedDump } from './store-template.ts';
 import { openPglite, type EmbeddedDatabase } from './database.ts';
 import { autovacuumOnce, startEmbeddedAutovacuum, tablesDue } from './embedded-autovacuum.ts';
 

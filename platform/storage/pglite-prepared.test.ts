@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { PGlite } from '@electric-sql/pglite';
-import { migratedDump } from '../testing/pglite-template.ts';
+import { migratedDump } from './store-template.ts';
 import { openPglite, type EmbeddedDatabase } from './database.ts';
 import { PreparedStatements } from './pglite-prepared.ts';
 

@@ -6,9 +6,9 @@
  *    when asked, serves the database on the unix socket `<dataDir>/.s.PGSQL.5432`; any other
  *    process (a CLI command, a worker) that finds a live owner connects through that socket.
  */
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { openPglite, openPostgres, type Database } from './database.ts';
+import { openPglite, openPostgres, type Database, type EmbeddedDatabase } from './database.ts';
 import { migrate, type Migration } from './migrate.ts';
 
 export interface StoreOptions {
@@ -98,6 +98,55 @@ async function waitForSocket(path: string, pid: number, timeoutMs = 120_000): Pr
   }
 }
 
+function isNewDataDir(pgdata: string): boolean {
+  try {
+    return readdirSync(pgdata).length === 0;
+  } catch {
+    return true;
+  }
+}
+
+/**
+ * Opens the embedded database in `pgdata`. A new one with migrations to apply starts from a
+ * template (store-template.ts): the one of the same migrations when kept, else the bare
+ * cluster's (initdb's output, most of the cost), else initdb itself; then it is migrated here
+ * and kept as the template of its migrations. migrateAndKey then finds nothing left to do.
+ */
+async function openEmbedded(pgdata: string, options: StoreOptions): Promise<EmbeddedDatabase> {
+  const open = { sharedBuffers: options.sharedBuffers };
+  const migrations = options.migrations;
+  if (!migrations || !isNewDataDir(pgdata)) return openPglite(pgdata, open);
+  const templates = await import('./store-template.ts');
+  const tryTemplate = async (set: readonly Migration[]): Promise<EmbeddedDatabase | null> => {
+    const template = templates.readTemplate(set);
+    if (!template) return null;
+    try {
+      return await openPglite(pgdata, { ...open, loadDataDir: template });
+    } catch {
+      // A template that does not load (damaged, or from another build): go on without it.
+      templates.forgetTemplate(set);
+      rmSync(pgdata, { recursive: true, force: true });
+      return null;
+    }
+  };
+  const whole = await tryTemplate(migrations);
+  if (whole) return whole;
+  let db = migrations.length ? await tryTemplate([]) : null;
+  if (!db) {
+    db = await openPglite(pgdata, open);
+    // Not keeping a template only costs the next new store its time: never a reason to fail.
+    if (migrations.length) await templates.saveTemplate(db, []).catch(() => undefined);
+  }
+  try {
+    await migrate(db, migrations);
+  } catch (err) {
+    await db.close();
+    throw err;
+  }
+  await templates.saveTemplate(db, migrations).catch(() => undefined);
+  return db;
+}
+
 /**
  * The owner's opening steps: the schema, then the master key of stored secrets, checked before
  * anything reads a secret (a wrong or missing key stops here; clear secrets get sealed).
@@ -144,7 +193,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
 
   const release = takeLock(dataDir, Boolean(options.serveSocket));
   try {
-    const db = await openPglite(join(dataDir, 'pgdata'), { sharedBuffers: options.sharedBuffers });
+    const db = await openEmbedded(join(dataDir, 'pgdata'), options);
     let secrets: Store['secrets'];
     try {
       if (options.migrations) secrets = await migrateAndKey(db, options.migrations, dataDir);

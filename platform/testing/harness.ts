@@ -1,6 +1,6 @@
 /**
  * Test harness: a fresh, migrated database per test file (in-memory PGlite by default, loaded
- * from a migrated dump (pglite-template.ts); a private schema on the PostgreSQL server when
+ * from a migrated dump (storage/store-template.ts); a private schema on the PostgreSQL server when
  * DATABASE_URL is set, dropped afterwards), and
  * services listening on a real port so tests speak HTTP to them.
  */
@@ -15,7 +15,7 @@ import { allMigrations } from '../server.ts';
 import type { ServiceContext, ServiceDefinition } from '../service.ts';
 import { openPglite, openPostgres, type Database } from '../storage/database.ts';
 import { migrate, type Migration } from '../storage/migrate.ts';
-import { migratedDump } from './pglite-template.ts';
+import { migratedDump } from '../storage/store-template.ts';
 
 /** One master key per test process: every test database seals its secrets under it. */
 const TEST_MASTER_KEY = randomBytes(32).toString('base64');

@@ -12,7 +12,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { openPglite } from '../../platform/storage/database.ts';
-import { migratedDump } from '../../platform/testing/pglite-template.ts';
+import { migratedDump } from '../../platform/storage/store-template.ts';
 
 const STATEMENTS: readonly [string, string, (i: number) => unknown[]][] = [
   ['lookup by key', `SELECT id, account, status, n, created FROM bench_jobs WHERE id = $1`, (i) => [`j${i % 2000}`]],

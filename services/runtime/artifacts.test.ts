@@ -17,7 +17,7 @@ function verifyOffline(args: string[]): { status: number | null; out: any } {
   const r = spawnSync(process.execPath, [join(root, 'bin/lattice.mjs'), 'evidence', 'verify', ...args, '--json'], {
     cwd: root,
     encoding: 'utf8',
-    env: { ...process.env, DATABASE_URL: '', LATTICE_FROM_SOURCES: '1' },
+    env: { ...process.env, DATABASE_URL: '' },
   });
   return { status: r.status, out: JSON.parse(r.stdout.trim().split('\n').pop() ?? 'null') };
 }

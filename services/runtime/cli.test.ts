@@ -16,7 +16,7 @@ function lattice(args: string[]): { status: number | null; out: any; stderr: str
   const r = spawnSync(process.execPath, [join(root, 'bin/lattice.mjs'), ...args, '--data-dir', join(dir, 'data'), '--json'], {
     cwd: root,
     encoding: 'utf8',
-    env: { ...process.env, DATABASE_URL: '', LATTICE_FROM_SOURCES: '1' },
+    env: { ...process.env, DATABASE_URL: '' },
   });
   let out: unknown = null;
   try {

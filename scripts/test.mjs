@@ -60,7 +60,9 @@ const embeddedEnv = { DATABASE_URL: '' };
 let status = run(selected, embeddedEnv, 'embedded store (PGlite)');
 
 const pgUrl = process.env.LATTICE_TEST_POSTGRES_URL ?? process.env.DATABASE_URL ?? '';
-const pgFiles = selected.filter((f) => /^(platform\/storage|platform\/limits|platform\/cluster|platform\/identity|platform\/jobs|platform\/billing|platform\/evidence|platform\/webhooks|platform\/quantum-jobs|services\/qcos\/|services\/licensing|services\/llm-gateway|services\/chat\/|services\/core\/|services\/llm\/|services\/nav\/|services\/runtime\/|services\/suppliers\/|services\/platform\/|platform\/licenses\/|packages\/)/.test(f));
+// Page tests drive a browser over the same routes the API tests cover on both stores: they
+// run once, on the embedded store (a browser pass costs about 35 s a page on 2 cores).
+const pgFiles = selected.filter((f) => !f.endsWith('page.test.ts') && /^(platform\/storage|platform\/limits|platform\/cluster|platform\/identity|platform\/jobs|platform\/billing|platform\/evidence|platform\/webhooks|platform\/quantum-jobs|services\/qcos\/|services\/licensing|services\/llm-gateway|services\/chat\/|services\/core\/|services\/llm\/|services\/nav\/|services\/runtime\/|services\/suppliers\/|services\/platform\/|platform\/licenses\/|packages\/)/.test(f));
 if (pgUrl && pgFiles.length) {
   status = run(pgFiles, { DATABASE_URL: pgUrl }, `PostgreSQL (${pgUrl.replace(/\/\/[^@]*@/, '//')})`) || status;
 } else if (pgFiles.length) {

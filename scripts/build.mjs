@@ -29,6 +29,17 @@ export function commandFiles() {
     .sort();
 }
 
+/**
+ * Worker threads, each compiled to dist/worker-<name>.js beside the program's chunks (sharing
+ * them), so that a thread of the compiled program starts without a TypeScript loader.
+ * platform/threads.ts picks these files when the program runs from dist/.
+ */
+export const WORKER_ENTRIES = {
+  'quantum-jobs': 'platform/quantum-jobs/worker.ts',
+  statevector: 'engines/quantum/statevector/worker.ts',
+  training: 'services/llm/training/thread.ts',
+};
+
 /** Packages compiled into the chunks instead of loaded from node_modules (see above). */
 const BUNDLED = new Set(['typebox']);
 
@@ -70,10 +81,19 @@ export async function build({ quiet = false } = {}) {
       b.onResolve({ filter: /^[^./]/ }, (args) => (BUNDLED.has(packageOf(args.path)) ? undefined : { path: args.path, external: true }));
     },
   };
+  // The command-line program's entry is generated (above): a virtual module.
+  const cliEntry = {
+    name: 'cli-entry',
+    setup(b) {
+      b.onResolve({ filter: /^lattice-cli-entry$/ }, () => ({ path: 'lattice-cli-entry', namespace: 'cli-entry' }));
+      b.onLoad({ filter: /.*/, namespace: 'cli-entry' }, () => ({ contents: entry, resolveDir: root, loader: 'ts' }));
+    },
+  };
+  const workers = Object.fromEntries(Object.entries(WORKER_ENTRIES).map(([name, src]) => [`worker-${name}`, join(root, src)]));
   const result = await esbuild.build({
-    stdin: { contents: entry, resolveDir: root, sourcefile: 'lattice-cli-entry.ts', loader: 'ts' },
+    entryPoints: { cli: 'lattice-cli-entry', ...workers },
     outdir: tmp,
-    entryNames: 'cli',
+    entryNames: '[name]',
     chunkNames: '[name]-[hash]',
     bundle: true,
     splitting: true,
@@ -83,7 +103,9 @@ export async function build({ quiet = false } = {}) {
     sourcemap: 'linked',
     metafile: true,
     logLevel: 'silent',
-    plugins: [externalPackages, rewriteMetaUrl],
+    // Code of the compiled program knows it is (platform/threads.ts).
+    define: { 'process.env.LATTICE_COMPILED_BUILD': '"1"' },
+    plugins: [cliEntry, externalPackages, rewriteMetaUrl],
   });
   for (const w of result.warnings) {
     // Dynamic imports with computed paths (the tsx-mode command loader) stay as they are.

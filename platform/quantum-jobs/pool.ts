@@ -7,6 +7,7 @@
 import { Worker } from 'node:worker_threads';
 import type { CircuitTask, TaskResult } from './task.ts';
 import type { WorkerMessage, WorkerRequest } from './worker.ts';
+import { workerEntry } from '../threads.ts';
 
 export class TaskFailure extends Error {
   constructor(
@@ -55,7 +56,7 @@ export class WorkerPool {
   }
 
   private spawn(): Seat {
-    const worker = new Worker(new URL('./worker-bootstrap.mjs', import.meta.url));
+    const worker = new Worker(workerEntry('quantum-jobs', new URL('./worker-bootstrap.mjs', import.meta.url)));
     worker.unref();
     const seat: Seat = { worker, ready: false, busy: null };
     worker.on('message', (msg: WorkerMessage) => this.onMessage(seat, msg));

@@ -1,12 +1,6 @@
-// Starts a quantum job worker thread. From a compiled build the JavaScript worker sits beside
-// this file; from TypeScript sources tsx is registered in this thread first.
-import { existsSync } from 'node:fs';
+// Starts a quantum job worker thread from the TypeScript sources: registers tsx in this thread
+// first. The compiled program starts dist/worker-quantum-jobs.js instead (platform/threads.ts).
+import { register } from 'tsx/esm/api';
 
-const compiled = new URL('./worker.js', import.meta.url);
-if (existsSync(compiled)) {
-  await import(compiled.href);
-} else {
-  const { register } = await import('tsx/esm/api');
-  register();
-  await import('./worker.ts');
-}
+register();
+await import('./worker.ts');

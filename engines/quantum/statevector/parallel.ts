@@ -29,6 +29,15 @@ function threadCount(): number {
   return Math.max(1, Math.min(8, availableParallelism()));
 }
 
+/**
+ * The compiled program (its build defines LATTICE_COMPILED_BUILD) starts the thread from its
+ * compiled entry; from the sources a bootstrap registers tsx in the thread first. The same rule
+ * as platform/threads.ts, kept here so that the engine depends on no platform code.
+ */
+const WORKER_ENTRY = process.env.LATTICE_COMPILED_BUILD === '1'
+  ? new URL('../../../dist/worker-statevector.js', import.meta.url)
+  : new URL('./worker-bootstrap.mjs', import.meta.url);
+
 /** Start the pool (blocking until the workers are up); null when threads are unavailable. */
 function getPool(): Pool | null {
   if (pool !== undefined) return pool;
@@ -38,8 +47,7 @@ function getPool(): Pool | null {
   const workers: Worker[] = [];
   try {
     for (let w = 0; w < n; w++) {
-      // The bootstrap registers tsx inside the worker, so the kernels load from their .ts sources.
-      const worker = new Worker(new URL('./worker-bootstrap.mjs', import.meta.url), { workerData: { ctrl: ctrl.buffer } });
+      const worker = new Worker(WORKER_ENTRY, { workerData: { ctrl: ctrl.buffer } });
       worker.on('error', () => {
         Atomics.add(ctrl, 3, 1);
         Atomics.notify(ctrl, 1);

@@ -1,4 +1,5 @@
-// Starts a statevector worker from TypeScript sources: registers tsx in this thread first.
+// Starts a statevector worker from TypeScript sources: registers tsx in this thread first. The
+// compiled program starts dist/worker-statevector.js instead (parallel.ts).
 import { register } from 'tsx/esm/api';
 
 register();

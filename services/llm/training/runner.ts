@@ -27,6 +27,7 @@ import type { QEvent } from '../events.ts';
 import { forgetTenants } from '../tenants.ts';
 import type { Adapters } from './adapters.ts';
 import { claimJob, LEASE_RENEWAL, LEASE_SECONDS, newLeaseOwner, recoverJobs, releaseJob, renewLease, RENEW_MS, sendJob } from './lease.ts';
+import { workerEntry } from '../../../platform/threads.ts';
 
 export const TRAIN_QUEUE = 'llm.train';
 export const MAX_ATTEMPTS = 3;
@@ -245,7 +246,7 @@ export class Trainer {
   private train(job: JobRow, owner: string, out: string): Promise<TrainResult> {
     const p = job.params;
     const db = this.ctx.db;
-    const worker = new Worker(new URL('./thread-bootstrap.mjs', import.meta.url), {
+    const worker = new Worker(workerEntry('training', new URL('./thread-bootstrap.mjs', import.meta.url)), {
       workerData: { base: BUILTIN_MODEL_PATH, out, pairs: job.pairs, rank: p.lora_r, alpha: p.lora_alpha, epochs: p.epochs, learningRate: p.learning_rate, batchSize: p.batch_size },
     });
     this.running.set(job.id, worker);

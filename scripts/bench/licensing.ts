@@ -82,15 +82,16 @@ export async function run(): Promise<void> {
     } finally {
       await floor.close();
     }
-    const distinctResult = await measure({
-      url: `${a.url}/api/v1/v2/validate`,
-      method: 'POST',
-      headers: bearer,
-      bodies: distinct.map((t) => JSON.stringify({ artifact_compact: t })),
-      durationSeconds: 2,
-    });
-    console.log(row(`A validate, ${distinct.length} distinct artifacts`, distinctResult, trivialA));
+    const distinctBodies = distinct.map((t) => JSON.stringify({ artifact_compact: t }));
+    // Two figures: artifacts this server has not validated yet (each needs its ML-DSA
+    // verification first; over 2 s most are seen once or twice), and the same artifacts once
+    // each has been validated, as for a fleet of devices that validate again and again.
+    const distinctResult = await measure({ url: `${a.url}/api/v1/v2/validate`, method: 'POST', headers: bearer, bodies: distinctBodies, durationSeconds: 2 });
+    console.log(row(`A validate, ${distinct.length} distinct artifacts, new to the server`, distinctResult, trivialA));
     console.log(`   distinct-artifact rate vs one-core liboqs verify: ${(distinctResult.rps / oqsVerify).toFixed(2)}x`);
+    for (const body of distinctBodies) await call(`${a.url}/api/v1/v2/validate`, { headers: bearer, rawBody: body });
+    const seenResult = await measure({ url: `${a.url}/api/v1/v2/validate`, method: 'POST', headers: bearer, bodies: distinctBodies });
+    console.log(row(`A validate, the same ${distinct.length} artifacts, each validated before`, seenResult, trivialA));
     console.log(
       row(
         'B validate',

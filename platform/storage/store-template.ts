@@ -18,12 +18,14 @@
  * planted by someone else would be a way into it.
  */
 import { createHash } from 'node:crypto';
-import { chmodSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { EmbeddedDatabase } from './database.ts';
-import type { Migration } from './migrate.ts';
+import { openPglite, type EmbeddedDatabase } from './database.ts';
+import { migrate, type Migration } from './migrate.ts';
+
+type PgliteOptions = NonNullable<Parameters<typeof openPglite>[1]>;
 
 /** Templates not touched for a week belong to migrations long gone. */
 const STALE_MS = 7 * 86_400_000;
@@ -106,8 +108,8 @@ export async function saveTemplate(db: EmbeddedDatabase, migrations: readonly Mi
   const folder = templateFolder(env);
   if (folder) {
     try {
+      // A folder made here is the user's alone; one that exists is used only if it already is.
       mkdirSync(folder, { recursive: true, mode: 0o700 });
-      chmodSync(folder, 0o700);
       if (ownFolder(folder)) {
         const file = join(folder, templateName(migrations));
         // Written aside and renamed: a process reading it never sees half a file.
@@ -136,12 +138,49 @@ function removeStale(folder: string, keep: string): void {
   }
 }
 
+/** A template loaded into a new store in `dir` (null: in memory); null when none is kept or it does not load. */
+async function openTemplate(dir: string | null, set: readonly Migration[], options: PgliteOptions): Promise<EmbeddedDatabase | null> {
+  const template = readTemplate(set);
+  if (!template) return null;
+  try {
+    return await openPglite(dir, { ...options, loadDataDir: template });
+  } catch {
+    // A template that does not load (damaged, or from another build): go on without it.
+    forgetTemplate(set);
+    if (dir) rmSync(dir, { recursive: true, force: true });
+    return null;
+  }
+}
+
+/**
+ * A new store in `dir` (null: in memory) with exactly these migrations applied: loaded from
+ * their template when one is kept, else made from the bare cluster's template (else by initdb,
+ * keeping the bare cluster's) and migrated, and then kept as their template. `dump` is the
+ * template it made, null when it loaded one or could not make one.
+ */
+export async function openMigrated(dir: string | null, migrations: readonly Migration[], options: PgliteOptions = {}): Promise<{ db: EmbeddedDatabase; dump: Blob | null }> {
+  const whole = await openTemplate(dir, migrations, options);
+  if (whole) return { db: whole, dump: null };
+  let db = migrations.length ? await openTemplate(dir, [], options) : null;
+  if (!db) {
+    db = await openPglite(dir, options);
+    // Not keeping a template only costs the next new store its time: never a reason to fail.
+    if (migrations.length) await saveTemplate(db, []).catch(() => undefined);
+  }
+  try {
+    await migrate(db, migrations);
+  } catch (err) {
+    await db.close();
+    throw err;
+  }
+  return { db, dump: await saveTemplate(db, migrations).catch(() => null) };
+}
+
 const inMemory = new Map<string, Promise<Blob>>();
 
 /**
- * The template for these migrations, made in memory when none is kept yet (from the bare
- * cluster's template when that is kept): what test stores and benchmarks start from. One per
- * migration set and process.
+ * The template for these migrations, made in memory when none is kept yet: what test stores
+ * and benchmarks start from. One per migration set and process.
  */
 export function migratedDump(migrations: readonly Migration[]): Promise<Blob> {
   const name = templateName(migrations);
@@ -150,17 +189,10 @@ export function migratedDump(migrations: readonly Migration[]): Promise<Blob> {
     dump = (async () => {
       const kept = readTemplate(migrations);
       if (kept) return kept;
-      const [{ openPglite }, { migrate }] = await Promise.all([import('./database.ts'), import('./migrate.ts')]);
-      const bare = migrations.length ? readTemplate([]) : null;
-      const fromBare = bare ? await openPglite(null, { autovacuumMs: 0, loadDataDir: bare }).catch(() => (forgetTemplate([]), null)) : null;
-      const db = fromBare ?? (await openPglite(null, { autovacuumMs: 0 }));
-      try {
-        if (!fromBare && migrations.length) await saveTemplate(db, []);
-        await migrate(db, migrations);
-        return await saveTemplate(db, migrations);
-      } finally {
-        await db.close();
-      }
+      const made = await openMigrated(null, migrations, { autovacuumMs: 0 });
+      await made.db.close();
+      if (!made.dump) throw new Error('the migrated store could not be dumped');
+      return made.dump;
     })();
     inMemory.set(name, dump);
   }

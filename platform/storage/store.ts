@@ -107,44 +107,14 @@ function isNewDataDir(pgdata: string): boolean {
 }
 
 /**
- * Opens the embedded database in `pgdata`. A new one with migrations to apply starts from a
- * template (store-template.ts): the one of the same migrations when kept, else the bare
- * cluster's (initdb's output, most of the cost), else initdb itself; then it is migrated here
- * and kept as the template of its migrations. migrateAndKey then finds nothing left to do.
+ * Opens the embedded database in `pgdata`; a new one with migrations to apply starts from a
+ * template (store-template.ts), and migrateAndKey then finds nothing left to do.
  */
 async function openEmbedded(pgdata: string, options: StoreOptions): Promise<EmbeddedDatabase> {
   const open = { sharedBuffers: options.sharedBuffers };
-  const migrations = options.migrations;
-  if (!migrations || !isNewDataDir(pgdata)) return openPglite(pgdata, open);
-  const templates = await import('./store-template.ts');
-  const tryTemplate = async (set: readonly Migration[]): Promise<EmbeddedDatabase | null> => {
-    const template = templates.readTemplate(set);
-    if (!template) return null;
-    try {
-      return await openPglite(pgdata, { ...open, loadDataDir: template });
-    } catch {
-      // A template that does not load (damaged, or from another build): go on without it.
-      templates.forgetTemplate(set);
-      rmSync(pgdata, { recursive: true, force: true });
-      return null;
-    }
-  };
-  const whole = await tryTemplate(migrations);
-  if (whole) return whole;
-  let db = migrations.length ? await tryTemplate([]) : null;
-  if (!db) {
-    db = await openPglite(pgdata, open);
-    // Not keeping a template only costs the next new store its time: never a reason to fail.
-    if (migrations.length) await templates.saveTemplate(db, []).catch(() => undefined);
-  }
-  try {
-    await migrate(db, migrations);
-  } catch (err) {
-    await db.close();
-    throw err;
-  }
-  await templates.saveTemplate(db, migrations).catch(() => undefined);
-  return db;
+  if (!options.migrations || !isNewDataDir(pgdata)) return openPglite(pgdata, open);
+  const { openMigrated } = await import('./store-template.ts');
+  return (await openMigrated(pgdata, options.migrations, open)).db;
 }
 
 /**

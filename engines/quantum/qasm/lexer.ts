@@ -90,14 +90,8 @@ export function tokenize(src: string): Token[] {
     if (isDigit(c) || (c === 46 && isDigit(src.charCodeAt(i + 1)))) {
       NUMBER.lastIndex = i;
       const text = NUMBER.exec(src)![0];
-      let kind: TokenKind = 'int';
-      let clean = text;
-      for (let k = 0; k < text.length; k++) {
-        const t = text.charCodeAt(k);
-        if (t === 46 || t === 101 || t === 69) kind = 'float';
-        else if (t === 95) clean = text.replace(/_/g, '');
-      }
-      out.push({ kind, text: clean, line, column });
+      const kind = /[.eE]/.test(text) ? 'float' : 'int';
+      out.push({ kind, text: text.includes('_') ? text.replace(/_/g, '') : text, line, column });
       i += text.length;
       continue;
     }

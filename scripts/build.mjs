@@ -46,20 +46,16 @@ const BUNDLED = new Set(['typebox']);
 /** A bare import's package name: `typebox/value` is `typebox`, `@fastify/static/x` is `@fastify/static`. */
 const packageOf = (specifier) => specifier.split('/').slice(0, specifier.startsWith('@') ? 2 : 1).join('/');
 
-export async function build({ quiet = false } = {}) {
-  const started = Date.now();
+/**
+ * Compiles `entryPoints` (name -> source path or virtual module name) into `outdir` with the
+ * options every compiled output of this tree shares (the program, its worker threads, the
+ * benchmarks): ESM for Node 20 with code splitting, packages left in node_modules except the
+ * BUNDLED ones, each source's import.meta.url pointing at the source file as seen from
+ * `finalDir` (where the files will live; `outdir` may be a folder renamed there later), and
+ * LATTICE_COMPILED_BUILD set. `virtual` maps a module name to generated source text.
+ */
+export async function compile({ entryPoints, outdir, finalDir = outdir, virtual = {} }) {
   const esbuild = await import('esbuild');
-  const out = join(root, 'dist');
-  const tmp = join(root, `dist.tmp-${process.pid}`);
-  rmSync(tmp, { recursive: true, force: true });
-  // Anything written after this instant counts as newer than the build.
-  const builtAt = Date.now();
-  const commands = commandFiles();
-  const entry = [
-    "export { main } from './cli/main.ts';",
-    ...commands.map((f, i) => `import * as c${i} from './cli/commands/${f}';`),
-    `export const commands = [${commands.map((f, i) => `['${f}', c${i}]`).join(', ')}];`,
-  ].join('\n');
   const rewriteMetaUrl = {
     name: 'source-import-meta-url',
     setup(b) {
@@ -67,8 +63,8 @@ export async function build({ quiet = false } = {}) {
         if (args.path.includes(`${sep}node_modules${sep}`)) return undefined;
         let text = readFileSync(args.path, 'utf8');
         if (text.includes('import.meta.url')) {
-          const fromDist = posix(relative(out, args.path));
-          text = text.replaceAll('import.meta.url', `new URL(${JSON.stringify(fromDist)}, import.meta.url).href`);
+          const fromOut = posix(relative(finalDir, args.path));
+          text = text.replaceAll('import.meta.url', `new URL(${JSON.stringify(fromOut)}, import.meta.url).href`);
         }
         return { contents: text, loader: 'ts' };
       });
@@ -81,18 +77,20 @@ export async function build({ quiet = false } = {}) {
       b.onResolve({ filter: /^[^./]/ }, (args) => (BUNDLED.has(packageOf(args.path)) ? undefined : { path: args.path, external: true }));
     },
   };
-  // The command-line program's entry is generated (above): a virtual module.
-  const cliEntry = {
-    name: 'cli-entry',
+  // Generated entries (the command-line program's list of commands, the benchmarks' list).
+  const virtualModules = {
+    name: 'virtual-modules',
     setup(b) {
-      b.onResolve({ filter: /^lattice-cli-entry$/ }, () => ({ path: 'lattice-cli-entry', namespace: 'cli-entry' }));
-      b.onLoad({ filter: /.*/, namespace: 'cli-entry' }, () => ({ contents: entry, resolveDir: root, loader: 'ts' }));
+      for (const [name, contents] of Object.entries(virtual)) {
+        const filter = new RegExp(`^${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`);
+        b.onResolve({ filter }, () => ({ path: name, namespace: 'virtual' }));
+        b.onLoad({ filter, namespace: 'virtual' }, () => ({ contents, resolveDir: root, loader: 'ts' }));
+      }
     },
   };
-  const workers = Object.fromEntries(Object.entries(WORKER_ENTRIES).map(([name, src]) => [`worker-${name}`, join(root, src)]));
-  const result = await esbuild.build({
-    entryPoints: { cli: 'lattice-cli-entry', ...workers },
-    outdir: tmp,
+  return esbuild.build({
+    entryPoints,
+    outdir,
     entryNames: '[name]',
     chunkNames: '[name]-[hash]',
     bundle: true,
@@ -105,7 +103,29 @@ export async function build({ quiet = false } = {}) {
     logLevel: 'silent',
     // Code of the compiled program knows it is (platform/threads.ts).
     define: { 'process.env.LATTICE_COMPILED_BUILD': '"1"' },
-    plugins: [cliEntry, externalPackages, rewriteMetaUrl],
+    plugins: [virtualModules, externalPackages, rewriteMetaUrl],
+  });
+}
+
+export async function build({ quiet = false } = {}) {
+  const started = Date.now();
+  const out = join(root, 'dist');
+  const tmp = join(root, `dist.tmp-${process.pid}`);
+  rmSync(tmp, { recursive: true, force: true });
+  // Anything written after this instant counts as newer than the build.
+  const builtAt = Date.now();
+  const commands = commandFiles();
+  const entry = [
+    "export { main } from './cli/main.ts';",
+    ...commands.map((f, i) => `import * as c${i} from './cli/commands/${f}';`),
+    `export const commands = [${commands.map((f, i) => `['${f}', c${i}]`).join(', ')}];`,
+  ].join('\n');
+  const workers = Object.fromEntries(Object.entries(WORKER_ENTRIES).map(([name, src]) => [`worker-${name}`, join(root, src)]));
+  const result = await compile({
+    entryPoints: { cli: 'lattice-cli-entry', ...workers },
+    outdir: tmp,
+    finalDir: out,
+    virtual: { 'lattice-cli-entry': entry },
   });
   for (const w of result.warnings) {
     // Dynamic imports with computed paths (the tsx-mode command loader) stay as they are.

@@ -40,3 +40,24 @@ test('past its capacity the oldest answer is dropped', async () => {
   await verified.verify({ ...fields, customer: 'a' }, a);
   assert.equal(verified.derivations, 4, 'the oldest (a) was dropped and derived again');
 });
+
+test('a row object answered once is answered again without its fields; another object of the same license is checked on its own fields', async () => {
+  const secret = randomBytes(32);
+  const { signature } = await createQuantumSignature(secret, fields);
+  const verified = new VerifiedSignatures(secret);
+  let built = 0;
+  const fieldsOf = (row: { fields: SignedFields }) => (built++, row.fields);
+  const row = { fields, quantum_signature: signature };
+  assert.equal(await verified.verifyRow(row, fieldsOf), true);
+  assert.equal(await verified.verifyRow(row, fieldsOf), true);
+  assert.equal(built, 1, 'the second answer came from the row object');
+  // The row read again after an edit is a new object: its own fields decide, not the old answer.
+  const edited = { fields: { ...fields, customer: 'customer-2' }, quantum_signature: signature };
+  assert.equal(await verified.verifyRow(edited, fieldsOf), false);
+  const forged = { fields, quantum_signature: signature.replace(/^./, (c) => (c === '0' ? '1' : '0')) };
+  assert.equal(await verified.verifyRow(forged, fieldsOf), false);
+  assert.equal(built, 3);
+  // The same fields in a fresh object share the hashed answer: no second simulator run.
+  assert.equal(await verified.verifyRow({ fields, quantum_signature: signature }, fieldsOf), true);
+  assert.equal(verified.derivations, 3);
+});

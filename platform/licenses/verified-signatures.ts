@@ -9,14 +9,15 @@
  * another entry.
  *
  * What it keeps: up to `capacity` answers (10,000 by default) keyed by a SHA-256 of the fields
- * and the signature, for one secret, oldest dropped first; nothing else, and nothing to drop
- * when a license changes.
+ * and the signature, for one secret, oldest dropped first; and the answer of each cached row
+ * object, weakly (it goes with the object); nothing to drop when a license changes.
  */
 import { createHash } from 'node:crypto';
 import { verifyQuantumSignature, type SignedFields } from '../../engines/crypto/quantum-signature.ts';
 
 export class VerifiedSignatures {
   private readonly answers = new Map<string, boolean>();
+  private readonly byRow = new WeakMap<object, boolean>();
   /** Simulator runs made so far (the misses). */
   derivations = 0;
 
@@ -24,6 +25,19 @@ export class VerifiedSignatures {
     private readonly secret: Uint8Array,
     private readonly capacity = 10_000,
   ) {}
+
+  /**
+   * The answer for a license row as platform/licenses/license-rows.ts keeps it: the same
+   * object until the row changes or is read again (then another object), so a row answered
+   * once skips building its signed fields and hashing them. Rows are never modified in place.
+   */
+  async verifyRow<R extends object & { quantum_signature: string }>(row: R, fieldsOf: (row: R) => SignedFields): Promise<boolean> {
+    const known = this.byRow.get(row);
+    if (known !== undefined) return known;
+    const valid = await this.verify(fieldsOf(row), row.quantum_signature);
+    this.byRow.set(row, valid);
+    return valid;
+  }
 
   async verify(fields: SignedFields, signature: string): Promise<boolean> {
     const key = createHash('sha256').update(JSON.stringify(fields)).update('\0').update(signature).digest('base64');

@@ -17,9 +17,16 @@ export function countLicenseValidation(service: string, variant: string, result:
 
 /** The result name of a validation answer given by its message: `notFound` becomes `not_found`. */
 export function resultOf(messages: Record<string, string>, message: string): string {
-  const name = Object.entries(messages).find(([, m]) => m === message)?.[0] ?? 'other';
-  return name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+  let names = resultNames.get(messages);
+  if (!names) {
+    names = new Map(Object.entries(messages).map(([name, m]) => [m, name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)]));
+    resultNames.set(messages, names);
+  }
+  return names.get(message) ?? 'other';
 }
+
+/** Each message table's result names by message, made on first use (a validation asks on every request). */
+const resultNames = new WeakMap<Record<string, string>, Map<string, string>>();
 
 /** One admitted model call through the gateway by its outcome (`model` is a catalog id). */
 export function countGatewayCall(model: string, outcome: 'ok' | 'upstream_error' | 'client_gone' | 'key_revoked'): void {

@@ -57,7 +57,7 @@ export function registerValidate(app: ServiceApp, deps: CDeps): void {
       const row = key ? await deps.licenseRows.get(key) : null;
       if (!row) return invalid(C_MESSAGES.notFound);
       // Re-derived once per license and remembered (the inputs are the row's own).
-      if (!(await deps.signatures.verify(signedFields(row), row.quantum_signature))) return invalid(C_MESSAGES.mismatch);
+      if (!(await deps.signatures.verifyRow(row, signedFields))) return invalid(C_MESSAGES.mismatch);
       const left = row.expires_at.getTime() - deps.ctx.now().getTime();
       if (left <= 0) return invalid(C_MESSAGES.expired);
       countLicenseValidation('licensing-c', 'c', 'valid');

@@ -59,7 +59,7 @@ export function registerValidate(app: ServiceApp, deps: VariantBDeps): void {
       if (!row || row.account_id !== identityOf(req).accountId || row.end_customer_id !== end_customer_id) return answer(false, false, VALIDATE_MESSAGES.notFound);
 
       // Re-derived once per license and remembered (the inputs are the row's own).
-      if (!(await deps.signatures.verify(signedFields(row), row.quantum_signature))) return answer(false, false, VALIDATE_MESSAGES.mismatch);
+      if (!(await deps.signatures.verifyRow(row, signedFields))) return answer(false, false, VALIDATE_MESSAGES.mismatch);
       const status = statusOf(row, deps.ctx.now());
       if (status === 'revoked') return answer(false, true, VALIDATE_MESSAGES.revoked);
       if (status === 'expired') return answer(false, true, VALIDATE_MESSAGES.expired);

@@ -3,10 +3,12 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { Database } from '../storage/database.ts';
 import { openTestDatabase, type TestDatabase } from '../testing/harness.ts';
-import { LicenseRows, rowChangeTrigger } from './license-rows.ts';
+import { CHANGES_CHANNEL } from '../storage/changes.ts';
+import { LicenseRows, noticeDigest, rowChangeDigest, rowChangeTrigger } from './license-rows.ts';
 import { nextNotice } from './testing.ts';
 
 const TOPIC = 'test-license-row';
+const SECRET_TOPIC = 'test-secret-row';
 
 interface Row {
   license_key: string;
@@ -21,6 +23,10 @@ before(async () => {
     {
       id: 'test/0001_license_rows',
       sql: `CREATE TABLE test_license_rows (license_key text PRIMARY KEY, holder text NOT NULL);\n--;\n${rowChangeTrigger('test_license_rows', TOPIC)}`,
+    },
+    {
+      id: 'test/0002_secret_rows',
+      sql: `CREATE TABLE test_secret_rows (license_key text PRIMARY KEY, holder text NOT NULL);\n--;\n${rowChangeTrigger('test_secret_rows', SECRET_TOPIC)}\n--;\n${rowChangeDigest('test_secret_rows', SECRET_TOPIC)}`,
     },
   ]);
   db = store.db;
@@ -110,5 +116,34 @@ test('drop forgets a row at once, without waiting for its notice', async () => {
     assert.equal(reads(), 2);
   } finally {
     rows.stop();
+  }
+});
+
+test('a notice names a row by its key\'s SHA-256, never by the key, and drops the row kept under that key', async () => {
+  const payloads: string[] = [];
+  const unlisten = await db.listen(CHANGES_CHANNEL, (payload) => payloads.push(payload));
+  let reads = 0;
+  const rows = new LicenseRows<Row>(SECRET_TOPIC, async (key) => {
+    reads++;
+    const [row] = await db.query<Row>('SELECT license_key, holder FROM test_secret_rows WHERE license_key = $1', [key]);
+    return row ?? null;
+  });
+  await rows.start(db);
+  try {
+    const key = 'LTC-SECR-ETKE-Y000-0001';
+    await db.query('INSERT INTO test_secret_rows VALUES ($1, $2)', [key, 'grace']);
+    assert.equal((await rows.get(key))?.holder, 'grace');
+    const notice = await nextNotice(db, SECRET_TOPIC, noticeDigest(key));
+    await db.query(`UPDATE test_secret_rows SET holder = 'heidi' WHERE license_key = $1`, [key]);
+    await notice.heard;
+    for (let i = 0; i < 100 && payloads.length === 0; i++) await new Promise((r) => setTimeout(r, 20));
+    assert.deepEqual(payloads, [`${SECRET_TOPIC}:${noticeDigest(key)}`]);
+    assert.ok(!payloads.some((p) => p.includes(key)), 'the key itself is not in any notice');
+    assert.match(noticeDigest(key), /^[0-9a-f]{64}$/);
+    assert.equal((await rows.get(key))?.holder, 'heidi');
+    assert.equal(reads, 2, 'the digest notice dropped the kept row');
+  } finally {
+    rows.stop();
+    await unlisten();
   }
 });

@@ -9,13 +9,17 @@
  *    every UPDATE and DELETE of the row (`rowChangeTrigger`), whoever makes it: a route, a
  *    command through the embedded store's socket, SQL by hand, an account's deletion cascading.
  *    On PostgreSQL it reaches every server of the cluster; the embedded store delivers it before
- *    the changing statement returns;
+ *    the changing statement returns. A notice names the row by the SHA-256 of its key
+ *    (`rowChangeDigest`), not by the key: every session connected to the database may LISTEN,
+ *    and a license key is a secret; a notice that names a key itself (older triggers, keys that
+ *    are hashes already) drops that key too;
  *  - `drop(key)`, which the process making a change calls as soon as it is committed, so that
  *    its own next request does not wait for the notice to come back from PostgreSQL;
  *  - its age, for a notice lost while a listening connection was being replaced.
  * A generation counter, raised on every drop, keeps a look-up that raced with a change from
  * storing the row as it was before.
  */
+import { createHash } from 'node:crypto';
 import { CHANGES_CHANNEL, onChange } from '../storage/changes.ts';
 import type { Database } from '../storage/database.ts';
 
@@ -25,7 +29,9 @@ export interface LicenseRowsOptions {
 }
 
 export class LicenseRows<Row> {
-  private readonly rows = new Map<string, { row: Row; at: number }>();
+  private readonly rows = new Map<string, { row: Row; at: number; digest: string }>();
+  /** The key of each kept row by the digest its change notices carry. */
+  private readonly keysByDigest = new Map<string, string>();
   private generation = 0;
   private stopListening: (() => void) | null = null;
   private readonly ttlMs: number;
@@ -46,19 +52,27 @@ export class LicenseRows<Row> {
 
   /** Starts hearing the table's change notices on `db`. */
   async start(db: Database): Promise<void> {
-    this.stopListening ??= await onChange(db, this.topic, (key) => this.drop(key));
+    this.stopListening ??= await onChange(db, this.topic, (named) => {
+      const key = this.keysByDigest.get(named);
+      if (key !== undefined) this.drop(key);
+      this.drop(named);
+    });
   }
 
   stop(): void {
     this.stopListening?.();
     this.stopListening = null;
     this.rows.clear();
+    this.keysByDigest.clear();
   }
 
   /** Forgets the row of `key` (after a change to it). */
   drop(key: string): void {
     this.generation++;
+    const kept = this.rows.get(key);
+    if (!kept) return;
     this.rows.delete(key);
+    this.keysByDigest.delete(kept.digest);
   }
 
   /** The row of `key`, from memory when it is there and young enough, else from the database. */
@@ -69,13 +83,26 @@ export class LicenseRows<Row> {
     const row = await this.load(key);
     // Not listening (stopped) means no notice would drop it: keep nothing then.
     if (row && generation === this.generation && this.stopListening) {
-      if (this.rows.size >= this.capacity && !this.rows.has(key)) this.rows.delete(this.rows.keys().next().value!);
-      this.rows.set(key, { row, at: performance.now() });
+      if (this.rows.size >= this.capacity && !this.rows.has(key)) {
+        const oldest = this.rows.keys().next().value!;
+        this.keysByDigest.delete(this.rows.get(oldest)!.digest);
+        this.rows.delete(oldest);
+      }
+      const digest = this.rows.get(key)?.digest ?? noticeDigest(key);
+      this.rows.set(key, { row, at: performance.now(), digest });
+      this.keysByDigest.set(digest, key);
     } else if (!row) {
+      const kept = this.rows.get(key);
+      if (kept) this.keysByDigest.delete(kept.digest);
       this.rows.delete(key);
     }
     return row;
   }
+}
+
+/** How a change notice of `rowChangeDigest` names the row whose key is `key`: the key's SHA-256, in hex. */
+export function noticeDigest(key: string): string {
+  return createHash('sha256').update(key, 'utf8').digest('hex');
 }
 
 /**
@@ -93,5 +120,21 @@ $$;
 --;
 CREATE TRIGGER ${table}_changed AFTER UPDATE OR DELETE ON ${table}
   FOR EACH ROW EXECUTE FUNCTION ${table}_changed();
+`;
+}
+
+/**
+ * SQL of a migration that makes the notices of `rowChangeTrigger` on `table` name the row by
+ * the SHA-256 of its `column` (hex, as `noticeDigest` computes it) instead of the value itself,
+ * for keys that are secrets: a notice reaches every session that listens on the database.
+ */
+export function rowChangeDigest(table: string, topic: string, column = 'license_key'): string {
+  return `
+CREATE OR REPLACE FUNCTION ${table}_changed() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  PERFORM pg_notify('${CHANGES_CHANNEL}', '${topic}:' || encode(sha256(convert_to(OLD.${column}, 'UTF8')), 'hex'));
+  RETURN NULL;
+END
+$$;
 `;
 }

@@ -1,5 +1,5 @@
 /** Schema of variant C: licenses with their quantum-derived signatures, and the signature secret. */
-import { rowChangeTrigger } from '../../platform/licenses/license-rows.ts';
+import { rowChangeDigest, rowChangeTrigger } from '../../platform/licenses/license-rows.ts';
 import type { Migration } from '../../platform/storage/migrate.ts';
 import { LICENSE_ROWS_TOPIC } from './store.ts';
 
@@ -36,5 +36,10 @@ CREATE TABLE licensing_c_secrets (
     // (platform/licenses/license-rows.ts) are dropped in every process.
     id: 'licensing-c/0002_row_notices',
     sql: rowChangeTrigger('licensing_c_licenses', LICENSE_ROWS_TOPIC),
+  },
+  {
+    // The notices name a license by its key's SHA-256, not by the key, which is a secret.
+    id: 'licensing-c/0003_row_notices_digest',
+    sql: rowChangeDigest('licensing_c_licenses', LICENSE_ROWS_TOPIC),
   },
 ];

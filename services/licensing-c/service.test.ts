@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
+import { noticeDigest } from '../../platform/licenses/license-rows.ts';
 import { nextNotice } from '../../platform/licenses/testing.ts';
 import { call } from '../../platform/testing/harness.ts';
 import { LICENSE_ROWS_TOPIC } from './store.ts';
@@ -114,7 +115,7 @@ describe('generate and validate', () => {
     const gen = await c.generate(key, { end_customer_id: 'alter', features: ['basic'] });
     assert.equal((await c.validate(gen.body.license_key.toLowerCase())).body.valid, true);
     // The validated row is kept in memory; the trigger's change notice drops it (wait until the server heard it).
-    const notice = await nextNotice(c.svc.db, LICENSE_ROWS_TOPIC, gen.body.license_key);
+    const notice = await nextNotice(c.svc.db, LICENSE_ROWS_TOPIC, noticeDigest(gen.body.license_key));
     await c.svc.db.query(`UPDATE licensing_c_licenses SET end_customer_id = 'someone-else' WHERE license_key = $1`, [gen.body.license_key]);
     await notice.heard;
     assert.deepEqual((await c.validate(gen.body.license_key)).body, { valid: false, quantum_verified: false, message: 'Quantum signature mismatch' });
@@ -127,7 +128,7 @@ describe('validation from memory', () => {
     c.svc.clock.set('2026-05-01T00:00:00Z');
     const gen = await c.generate(key, { end_customer_id: 'deleted' });
     for (let i = 0; i < 2; i++) assert.equal((await c.validate(gen.body.license_key)).body.valid, true);
-    const notice = await nextNotice(c.svc.db, LICENSE_ROWS_TOPIC, gen.body.license_key);
+    const notice = await nextNotice(c.svc.db, LICENSE_ROWS_TOPIC, noticeDigest(gen.body.license_key));
     await c.svc.db.query('DELETE FROM licensing_c_licenses WHERE license_key = $1', [gen.body.license_key]);
     await notice.heard;
     assert.deepEqual((await c.validate(gen.body.license_key)).body, { valid: false, quantum_verified: false, message: 'License not found' });

@@ -1,5 +1,5 @@
 /** Schema of variant B: license keys with their quantum-derived signatures, and the signing secret. */
-import { rowChangeTrigger } from '../../../platform/licenses/license-rows.ts';
+import { rowChangeDigest, rowChangeTrigger } from '../../../platform/licenses/license-rows.ts';
 import type { Migration } from '../../../platform/storage/migrate.ts';
 import { LICENSE_ROWS_TOPIC } from './store.ts';
 
@@ -42,5 +42,10 @@ CREATE TABLE licensing_b_secrets (
     // (platform/licenses/license-rows.ts) are dropped in every process.
     id: 'licensing/0102_variant_b_row_notices',
     sql: rowChangeTrigger('licensing_b_licenses', LICENSE_ROWS_TOPIC),
+  },
+  {
+    // The notices name a license by its key's SHA-256, not by the key, which is a secret.
+    id: 'licensing/0103_variant_b_row_notices_digest',
+    sql: rowChangeDigest('licensing_b_licenses', LICENSE_ROWS_TOPIC),
   },
 ];

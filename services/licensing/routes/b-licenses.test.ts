@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { nextNotice } from '../../../platform/licenses/testing.ts';
+import { noticeDigest } from '../../../platform/licenses/license-rows.ts';
 import { LICENSE_ROWS_TOPIC } from '../keys/store.ts';
 import { startB, type BTest } from './b-testing.ts';
 
@@ -190,7 +191,7 @@ describe('revoke and the revocation list', () => {
     const body = { license_key: gen.body.license_key, end_customer_id: 'rev-by-hand' };
     for (let i = 0; i < 2; i++) assert.equal((await b.as(key, '/api/v1/licenses/validate', { body })).body.valid, true);
     // The trigger's change notice is what drops the kept row here (no route ran): wait until the server heard it.
-    const notice = await nextNotice(b.svc.db, LICENSE_ROWS_TOPIC, gen.body.license_key);
+    const notice = await nextNotice(b.svc.db, LICENSE_ROWS_TOPIC, noticeDigest(gen.body.license_key));
     await b.svc.db.query(`UPDATE licensing_b_licenses SET revoked_at = now() WHERE license_key = $1`, [gen.body.license_key]);
     await notice.heard;
     const after = await b.as(key, '/api/v1/licenses/validate', { body });
@@ -202,7 +203,7 @@ describe('revoke and the revocation list', () => {
     const gen = await b.generate(owner.key, { end_customer_id: 'gone' });
     const body = { license_key: gen.body.license_key, end_customer_id: 'gone' };
     assert.equal((await b.as(owner.key, '/api/v1/licenses/validate', { body })).body.valid, true);
-    const notice = await nextNotice(b.svc.db, LICENSE_ROWS_TOPIC, gen.body.license_key);
+    const notice = await nextNotice(b.svc.db, LICENSE_ROWS_TOPIC, noticeDigest(gen.body.license_key));
     await b.svc.db.query(`DELETE FROM licensing_b_licenses WHERE account_id = $1`, [owner.accountId]);
     await notice.heard;
     const after = await b.as(owner.key, '/api/v1/licenses/validate', { body });

@@ -5,8 +5,12 @@
  * (`authorization`, `x-amz-date`, `x-amz-content-sha256` for the store, `x-amz-security-token`
  * when a session token is used).
  */
-import { Hash } from '@smithy/hash-node';
-import { SignatureV4 } from '@smithy/signature-v4';
+
+/**
+ * The signer's packages, loaded on the first signature: only supplier C's calls need them, and
+ * loading them cost every `lattice serve` start about 30 ms.
+ */
+let signerPackages: Promise<[typeof import('@smithy/hash-node'), typeof import('@smithy/signature-v4')]> | null = null;
 
 export interface Credentials {
   accessKeyId: string;
@@ -27,6 +31,7 @@ export async function signRequest(
     const had = query[k];
     query[k] = had === undefined ? v : [...(Array.isArray(had) ? had : [had]), v];
   }
+  const [{ Hash }, { SignatureV4 }] = await (signerPackages ??= Promise.all([import('@smithy/hash-node'), import('@smithy/signature-v4')]));
   const signer = new SignatureV4({
     service: o.service,
     region: o.region,

@@ -2,6 +2,7 @@
 import { ApiError } from '../http/errors.ts';
 import type { Sql } from '../storage/database.ts';
 import { newId } from './ids.ts';
+import { notify } from '../storage/channels.ts';
 
 export interface Account {
   id: string;
@@ -52,7 +53,7 @@ export async function setPlan(db: Sql, accountId: string, service: string, plan:
     [accountId, service, plan],
   );
   // Cached key lookups carry the plan: drop them (see key-cache.ts).
-  await db.query("SELECT pg_notify('lattice_api_keys', $1)", [accountId]);
+  await notify(db, 'lattice_api_keys', accountId);
 }
 
 export async function getPlan(db: Sql, accountId: string, service: string): Promise<string | null> {

@@ -8,6 +8,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { ApiError } from '../http/errors.ts';
 import type { Sql } from '../storage/database.ts';
 import { newId, randomBase62 } from './ids.ts';
+import { notify } from '../storage/channels.ts';
 
 export type KeyKind = 'api_key' | 'service_token';
 
@@ -78,7 +79,7 @@ export async function revokeKey(db: Sql, id: string): Promise<boolean> {
   const rows = await db.query('UPDATE api_keys SET revoked_at = COALESCE(revoked_at, now()) WHERE id = $1 RETURNING id', [id]);
   if (rows.length === 0) throw new ApiError(404, 'not_found', `Key not found: ${id}`);
   // Tells every process caching key lookups to drop them (see key-cache.ts).
-  await db.query("SELECT pg_notify('lattice_api_keys', $1)", [id]);
+  await notify(db, 'lattice_api_keys', id);
   return true;
 }
 

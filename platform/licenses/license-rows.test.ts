@@ -4,7 +4,7 @@ import { after, before, test } from 'node:test';
 import type { Database } from '../storage/database.ts';
 import { openTestDatabase, type TestDatabase } from '../testing/harness.ts';
 import { CHANGES_CHANNEL } from '../storage/changes.ts';
-import { LicenseRows, noticeDigest, rowChangeDigest, rowChangeTrigger } from './license-rows.ts';
+import { LicenseRows, noticeDigest, rowChangeNotices, rowChangeTrigger } from './license-rows.ts';
 import { nextNotice } from './testing.ts';
 
 const TOPIC = 'test-license-row';
@@ -22,11 +22,11 @@ before(async () => {
   store = await openTestDatabase([
     {
       id: 'test/0001_license_rows',
-      sql: `CREATE TABLE test_license_rows (license_key text PRIMARY KEY, holder text NOT NULL);\n--;\n${rowChangeTrigger('test_license_rows', TOPIC)}`,
+      sql: `CREATE TABLE test_license_rows (license_key text PRIMARY KEY, holder text NOT NULL);\n--;\n${rowChangeTrigger('test_license_rows', TOPIC)}\n--;\n${rowChangeNotices('test_license_rows', TOPIC, { digest: false })}`,
     },
     {
       id: 'test/0002_secret_rows',
-      sql: `CREATE TABLE test_secret_rows (license_key text PRIMARY KEY, holder text NOT NULL);\n--;\n${rowChangeTrigger('test_secret_rows', SECRET_TOPIC)}\n--;\n${rowChangeDigest('test_secret_rows', SECRET_TOPIC)}`,
+      sql: `CREATE TABLE test_secret_rows (license_key text PRIMARY KEY, holder text NOT NULL);\n--;\n${rowChangeTrigger('test_secret_rows', SECRET_TOPIC)}\n--;\n${rowChangeNotices('test_secret_rows', SECRET_TOPIC, { digest: true })}`,
     },
   ]);
   db = store.db;

@@ -10,7 +10,7 @@
  *    command through the embedded store's socket, SQL by hand, an account's deletion cascading.
  *    On PostgreSQL it reaches every server of the cluster; the embedded store delivers it before
  *    the changing statement returns. A notice names the row by the SHA-256 of its key
- *    (`rowChangeDigest`), not by the key: every session connected to the database may LISTEN,
+ *    (`rowChangeNotices`), not by the key: every session connected to the database may LISTEN,
  *    and a license key is a secret; a notice that names a key itself (older triggers, keys that
  *    are hashes already) drops that key too;
  *  - `drop(key)`, which the process making a change calls as soon as it is committed, so that
@@ -20,6 +20,7 @@
  * storing the row as it was before.
  */
 import { createHash } from 'node:crypto';
+import { channelSql } from '../storage/channels.ts';
 import { CHANGES_CHANNEL, onChange } from '../storage/changes.ts';
 import type { Database } from '../storage/database.ts';
 
@@ -100,14 +101,16 @@ export class LicenseRows<Row> {
   }
 }
 
-/** How a change notice of `rowChangeDigest` names the row whose key is `key`: the key's SHA-256, in hex. */
+/** How a change notice of `rowChangeNotices` with `digest` names the row whose key is `key`: the key's SHA-256, in hex. */
 export function noticeDigest(key: string): string {
   return createHash('sha256').update(key, 'utf8').digest('hex');
 }
 
 /**
  * SQL of a trigger that announces every UPDATE and DELETE of a row of `table` as the change
- * `topic:<key>`, the key being the row's `column` (the notice LicenseRows listens to), for a migration.
+ * `topic:<key>`, the key being the row's `column` (the notice LicenseRows listens to), for a
+ * migration. Its notices go to the bare channel and carry the key: a later migration replaces
+ * its function with `rowChangeNotices` (the channel of the schema, a digest for secret keys).
  */
 export function rowChangeTrigger(table: string, topic: string, column = 'license_key'): string {
   return `
@@ -124,15 +127,19 @@ CREATE TRIGGER ${table}_changed AFTER UPDATE OR DELETE ON ${table}
 }
 
 /**
- * SQL of a migration that makes the notices of `rowChangeTrigger` on `table` name the row by
- * the SHA-256 of its `column` (hex, as `noticeDigest` computes it) instead of the value itself,
- * for keys that are secrets: a notice reaches every session that listens on the database.
+ * SQL of a migration that replaces the function of `rowChangeTrigger` on `table`: its notices
+ * go to the channel of the session's schema (platform/storage/channels.ts), and with `digest`
+ * name the row by the SHA-256 of its `column` (hex, as `noticeDigest` computes it) instead of
+ * the value itself, for keys that are secrets: a notice reaches every session that listens on
+ * the database.
  */
-export function rowChangeDigest(table: string, topic: string, column = 'license_key'): string {
+export function rowChangeNotices(table: string, topic: string, o: { column?: string; digest: boolean }): string {
+  const column = `OLD.${o.column ?? 'license_key'}`;
+  const named = o.digest ? `encode(sha256(convert_to(${column}, 'UTF8')), 'hex')` : column;
   return `
 CREATE OR REPLACE FUNCTION ${table}_changed() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-  PERFORM pg_notify('${CHANGES_CHANNEL}', '${topic}:' || encode(sha256(convert_to(OLD.${column}, 'UTF8')), 'hex'));
+  PERFORM pg_notify(${channelSql(`'${CHANGES_CHANNEL}'`)}, '${topic}:' || ${named});
   RETURN NULL;
 END
 $$;

@@ -1,7 +1,7 @@
 /** Schema of the feature license keys (variant Q `X-License-Key`), shared by every process. */
 import type { Migration } from '../storage/migrate.ts';
 import { FEATURE_KEYS_TOPIC } from './feature-keys.ts';
-import { rowChangeTrigger } from './license-rows.ts';
+import { rowChangeNotices, rowChangeTrigger } from './license-rows.ts';
 
 export const featureKeyMigrations: Migration[] = [
   {
@@ -24,5 +24,10 @@ CREATE TABLE license_feature_keys (
     // processes keep in memory (feature-keys.ts).
     id: 'licenses/0002_feature_keys_changed',
     sql: rowChangeTrigger('license_feature_keys', FEATURE_KEYS_TOPIC, 'key_hash'),
+  },
+  {
+    // The notices go to the channel of the schema (platform/storage/channels.ts).
+    id: 'licenses/0003_feature_keys_changed_by_schema',
+    sql: rowChangeNotices('license_feature_keys', FEATURE_KEYS_TOPIC, { column: 'key_hash', digest: false }),
   },
 ];

@@ -21,6 +21,7 @@
  * per half second, not one each; units given back meanwhile are admitted after it.
  */
 import type { Database } from '../storage/database.ts';
+import { notify } from '../storage/channels.ts';
 
 export const LIMIT_CHANGES_CHANNEL = 'lattice_limits';
 
@@ -236,7 +237,7 @@ export class WindowLimiter {
   /** Asks every other process to give back its unspent units of `slot`'s window, and waits a moment for them. */
   private async reclaim(slot: Slot): Promise<void> {
     await this.listen();
-    await this.db.query(`SELECT pg_notify($1, $2)`, [LIMIT_CHANGES_CHANNEL, JSON.stringify([slot.subject, slot.ms, slot.start])]);
+    await notify(this.db, LIMIT_CHANGES_CHANNEL, JSON.stringify([slot.subject, slot.ms, slot.start]));
     await new Promise((r) => setTimeout(r, this.reclaimWaitMs));
   }
 

@@ -28,11 +28,8 @@ describe('the job path of a process with a free worker', () => {
   it('takes the job with its insert, wakes the waiter on the local end and serves the result from memory: two statements per job', async () => {
     const { db, close } = await openTestDatabase(allMigrations([]));
     const store = counting(db);
-    // On PostgreSQL the test files share one database (a schema each) and notification channels
-    // are database-wide: other files' submissions would wake this runner into claim statements.
-    // The jobs here are claimed by their inserts, in this process, with no notification.
-    const listen = db.listen.bind(db);
-    store.db.listen = (channel, handler) => (channel === 'quantum_jobs_new' ? Promise.resolve(async () => {}) : listen(channel, handler));
+    // On PostgreSQL the test files share one database, a schema each: other files' submissions
+    // notify their own schema's channel (platform/storage/channels.ts), not this runner's.
     const ctx: ServiceContext = { db: store.db, dataDir: '', now: () => new Date(), queue: () => Promise.reject(new Error('no queue in this test')) };
     // No poll, no waiter's read and no stage writes inside the measured window: only the job's
     // own statements count (a loaded machine can run a job past the waiter's 250 ms read).

@@ -41,6 +41,7 @@ import {
 import { runFinishedHandlers, type FinishedHandler } from './finished.ts';
 import { QuantumRunner, type RunnerOptions } from './runner.ts';
 import { prepareTask, TaskError, type CircuitTask, type JobInput, type Optimization } from './task.ts';
+import { notify } from '../storage/channels.ts';
 
 export { quantumJobMigrations } from './migrations.ts';
 export { QuotaError, ACTIVE, TERMINAL, COMPRESS_ABOVE_BYTES } from './records.ts';
@@ -181,7 +182,7 @@ export async function submitJob(ctx: ServiceContext, job: NewJob<JobInput>): Pro
   if (claim) runner!.settle(row);
   else runner?.kick();
   if (row.status !== 'queued') return { ...row, status: 'queued', startedAt: null, attempts: row.attempts - 1 };
-  if (ctx.db.kind === 'postgres') await ctx.db.query("SELECT pg_notify('quantum_jobs_new', $1)", [row.id]);
+  if (ctx.db.kind === 'postgres') await notify(ctx.db, 'quantum_jobs_new', row.id);
   return row;
 }
 
@@ -226,7 +227,7 @@ export async function cancelJob(ctx: ServiceContext, scope: Scope, id: string, f
   const runner = runnerOf(ctx);
   if (done.owner) {
     const stoppedHere = runner?.stopLocal(id) ?? false;
-    if (!stoppedHere && ctx.db.kind === 'postgres') await ctx.db.query("SELECT pg_notify('quantum_jobs_cancel', $1)", [id]);
+    if (!stoppedHere && ctx.db.kind === 'postgres') await notify(ctx.db, 'quantum_jobs_cancel', id);
   }
   runner?.announce(done.job);
   await runFinishedHandlers(ctx, runner?.finished ?? null, done.job);

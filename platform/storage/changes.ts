@@ -7,12 +7,13 @@
  * What a process keeps: one listener per store and the handlers registered on it.
  */
 import type { Database, Sql } from './database.ts';
+import { notify } from './channels.ts';
 
 export const CHANGES_CHANNEL = 'lattice_changes';
 
 /** Tells every process that `id` of `topic` changed (in the caller's transaction, it is sent at commit). */
 export async function announceChange(db: Sql, topic: string, id: string): Promise<void> {
-  await db.query('SELECT pg_notify($1, $2)', [CHANGES_CHANNEL, `${topic}:${id}`]);
+  await notify(db, CHANGES_CHANNEL, `${topic}:${id}`);
 }
 
 type Handler = (id: string) => void;

@@ -6,6 +6,7 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type pgTypes from 'pg';
+import { channelSql } from './channels.ts';
 import { startEmbeddedAutovacuum } from './embedded-autovacuum.ts';
 import { PreparedStatements } from './pglite-prepared.ts';
 
@@ -98,15 +99,25 @@ export function openPostgres(config: pgTypes.PoolConfig): Database {
     async listen(channel, handler) {
       // A dedicated connection: LISTEN belongs to a session, and pooled sessions come and go.
       const client = await pool.connect();
+      let name: string;
       const onNotification = (msg: pgTypes.Notification) => {
-        if (msg.channel === channel) handler(msg.payload ?? '');
+        if (msg.channel === name) handler(msg.payload ?? '');
       };
-      client.on('notification', onNotification);
-      await client.query(`LISTEN ${pg.escapeIdentifier(channel)}`);
+      try {
+        // The channel as named in this session's schema (channels.ts).
+        const { rows } = await client.query<{ name: string }>(`SELECT ${channelSql('$1::text')} AS name`, [channel]);
+        name = rows[0]!.name;
+        client.on('notification', onNotification);
+        await client.query(`LISTEN ${pg.escapeIdentifier(name)}`);
+      } catch (err) {
+        client.off('notification', onNotification);
+        client.release();
+        throw err;
+      }
       const stop = async () => {
         if (!listeners.delete(stop)) return;
         client.off('notification', onNotification);
-        await client.query(`UNLISTEN ${pg.escapeIdentifier(channel)}`).catch(() => {});
+        await client.query(`UNLISTEN ${pg.escapeIdentifier(name)}`).catch(() => {});
         client.release();
       };
       listeners.add(stop);

@@ -1,4 +1,5 @@
 /** Schema of the webhooks module: registered webhooks and a log row for every delivery attempt. */
+import { channelSql } from '../storage/channels.ts';
 import { CHANGES_CHANNEL } from '../storage/changes.ts';
 import type { Migration } from '../storage/migrate.ts';
 import { WEBHOOKS_TOPIC } from './none-known.ts';
@@ -61,6 +62,21 @@ $$;
 --;
 CREATE TRIGGER webhooks_changed AFTER INSERT OR UPDATE OR DELETE ON webhooks
   FOR EACH ROW EXECUTE FUNCTION webhooks_changed();
+`,
+  },
+  {
+    // The notices go to the channel of the schema (platform/storage/channels.ts).
+    id: 'webhooks/0003_change_notices_by_schema',
+    sql: `
+CREATE OR REPLACE FUNCTION webhooks_changed() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  PERFORM pg_notify(${channelSql(`'${CHANGES_CHANNEL}'`)}, '${WEBHOOKS_TOPIC}:' || COALESCE(NEW.account_id, OLD.account_id));
+  IF TG_OP = 'UPDATE' AND NEW.account_id <> OLD.account_id THEN
+    PERFORM pg_notify(${channelSql(`'${CHANGES_CHANNEL}'`)}, '${WEBHOOKS_TOPIC}:' || OLD.account_id);
+  END IF;
+  RETURN NULL;
+END
+$$;
 `,
   },
 ];

@@ -30,6 +30,7 @@ import { checkCircuit } from './circuit.ts';
 import { CoreEvidence, type EvidenceSubject } from './evidence.ts';
 import { takeEvaluations } from './limits.ts';
 import type { CorePlan } from '../../platform/quantum-jobs/plans.ts';
+import { notify } from '../../platform/storage/channels.ts';
 
 const SERVICE = 'core';
 
@@ -154,7 +155,7 @@ export class CoreJobs {
     });
     this.workers.runner.kick();
     if (this.ctx.db.kind === 'postgres') {
-      for (const r of rows) await this.ctx.db.query("SELECT pg_notify('quantum_jobs_new', $1)", [r.id]);
+      for (const r of rows) await notify(this.ctx.db, 'quantum_jobs_new', r.id);
     }
     const estimates = await this.estimates([...new Set(rows.map((r) => r.backend))]);
     return { batchId, jobs: rows.map((r) => ({ job_id: r.id, status: r.status, estimated_time: estimates.get(r.backend) ?? 0 })) };

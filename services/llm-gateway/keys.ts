@@ -8,6 +8,7 @@ import { KEY_CHANGES_CHANNEL } from '../../platform/identity/key-cache.ts';
 import type { Sql } from '../../platform/storage/database.ts';
 import { errors } from './errors.ts';
 import { GATEWAY_KEY_PREFIX, GATEWAY_SCOPES } from './scopes.ts';
+import { notify } from '../../platform/storage/channels.ts';
 
 export const SERVICE_ID = 'llm-gateway';
 /** Scopes of a new key (CONTRACT); a key created with no scopes at all has these too. */
@@ -138,7 +139,7 @@ export async function revokeConsoleKey(db: Sql, accountId: string, id: string): 
   );
   if (rows.length === 0) throw errors.keyNotFound();
   // Every process drops its cached lookups of this key at once (platform/identity/key-cache.ts).
-  await db.query('SELECT pg_notify($1, $2)', [KEY_CHANGES_CHANNEL, id]);
+  await notify(db, KEY_CHANGES_CHANNEL, id);
 }
 
 /** Limits of one key for a call: one primary-key read, none when the key has no row. */

@@ -12,6 +12,7 @@ import {
   type RevocationSet,
 } from '../../../packages/license-verifier/index.ts';
 import type { SigningKeys } from '../signing-keys.ts';
+import { notify } from '../../../platform/storage/channels.ts';
 
 export const REVOCATION_REASONS = [
   'unspecified',
@@ -35,7 +36,7 @@ export async function currentEpoch(db: Sql): Promise<number> {
 /** Takes the next epoch; the NOTIFY (delivered at commit) tells validators to drop their caches. */
 async function nextEpoch(tx: Sql): Promise<number> {
   const [row] = await tx.query<{ epoch: number | string }>('UPDATE licensing_epoch SET epoch = epoch + 1 WHERE id = 1 RETURNING epoch');
-  await tx.query("SELECT pg_notify('licensing_revocations', $1)", [String(row!.epoch)]);
+  await notify(tx, 'licensing_revocations', String(row!.epoch));
   return Number(row!.epoch);
 }
 

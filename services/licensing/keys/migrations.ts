@@ -1,5 +1,5 @@
 /** Schema of variant B: license keys with their quantum-derived signatures, and the signing secret. */
-import { rowChangeDigest, rowChangeTrigger } from '../../../platform/licenses/license-rows.ts';
+import { rowChangeNotices, rowChangeTrigger } from '../../../platform/licenses/license-rows.ts';
 import type { Migration } from '../../../platform/storage/migrate.ts';
 import { LICENSE_ROWS_TOPIC } from './store.ts';
 
@@ -44,8 +44,9 @@ CREATE TABLE licensing_b_secrets (
     sql: rowChangeTrigger('licensing_b_licenses', LICENSE_ROWS_TOPIC),
   },
   {
-    // The notices name a license by its key's SHA-256, not by the key, which is a secret.
-    id: 'licensing/0103_variant_b_row_notices_digest',
-    sql: rowChangeDigest('licensing_b_licenses', LICENSE_ROWS_TOPIC),
+    // The notices name a license by its key's SHA-256, not by the key, which is a secret, on
+    // the channel of the schema (platform/storage/channels.ts).
+    id: 'licensing/0103_variant_b_row_notices_by_digest_and_schema',
+    sql: rowChangeNotices('licensing_b_licenses', LICENSE_ROWS_TOPIC, { digest: true }),
   },
 ];

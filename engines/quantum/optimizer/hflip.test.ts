@@ -1,31 +1,14 @@
 // Hadamards moved from CX controls to the targets (hflip.ts): exact, and fewer H where they meet.
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
-import { fileURLToPath } from 'node:url';
-import type { Circuit, GateOp } from '../circuit.ts';
-import { parseQasm } from '../qasm/index.ts';
+import type { Circuit } from '../circuit.ts';
 import { mulberry32 } from '../sampling.ts';
-import { emit, parseBasis } from './basis.ts';
 import { equivalenceError } from './equivalence.ts';
 import { flipHadamardControls } from './hflip.ts';
 import { counts, optimize } from './index.ts';
-import type { Ir } from './ir.ts';
 import { simplify } from './simplify.ts';
 import { unroll } from './unroll.ts';
-
-type Spec = Array<[string, number[], number[]?]>;
-const circ = (n: number, ops: Spec): Circuit => ({
-  numQubits: n,
-  numClbits: 0,
-  qregs: [{ name: 'q', size: n, offset: 0 }],
-  cregs: [],
-  ops: ops.map(([name, qubits, params]) => ({ kind: 'gate', name, qubits, params: params ?? [] }) as GateOp),
-  globalPhase: 0,
-});
-const written = (ir: Ir): Circuit => emit(ir, parseBasis(['u3', 'cx']), { fuse: false, cregs: [], numClbits: 0 });
-const nam = (name: string): Circuit =>
-  parseQasm(readFileSync(fileURLToPath(new URL(`../../../fixtures/nam/${name}.qasm`, import.meta.url)), 'utf8'));
+import { circ, nam, type Spec, written } from './testkit.ts';
 
 /** Random circuits made of H-conjugated CX-control runs, H gates, rotations and CX. */
 function sites(n: number, blocks: number, seed: number): Circuit {

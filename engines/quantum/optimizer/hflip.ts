@@ -14,10 +14,10 @@ import { phaseBetween, type Mat } from './complex.ts';
 import { matrix1q } from './gates1q.ts';
 import { isFree, qubitsOf, spliceOps, type Ir, type IrOp } from './ir.ts';
 
-const H = matrix1q('h', []) as Mat;
+export const H = matrix1q('h', []) as Mat;
 
 /** The phase of an unconditioned gate that is H up to phase, else null. */
-function hPhase(op: IrOp | null | undefined): number | null {
+export function hPhase(op: IrOp | null | undefined): number | null {
   if (!op || op.k !== 'u' || !isFree(op)) return null;
   return phaseBetween(op.m, H, 1e-10);
 }

@@ -17,6 +17,7 @@ import { counts, metrics, type Metrics } from './metrics.ts';
 import { resynthesizePhaseRegions } from './phasepoly.ts';
 import { hadamardCxToPhases } from './hcz.ts';
 import { flipHadamardControls } from './hflip.ts';
+import { flipHadamardNetworks } from './hnetwork.ts';
 import { relativePhaseToffolis } from './relphase.ts';
 import { pushPaulis } from './pauli.ts';
 import { relocatePhasesToEnd } from './relocate.ts';
@@ -257,7 +258,7 @@ function hadamardsFlipped(ir: Ir, level: number, basis: Basis, classic?: boolean
     const trial: Ir = { n: ir.n, ops: ir.ops.slice(), phase: ir.phase };
     let flipped = 0;
     for (let round = 0; round < 8; round++) {
-      const k = flipHadamardControls(trial, round === 0 ? slack : -1);
+      const k = flipHadamardControls(trial, round === 0 ? slack : -1) + flipHadamardNetworks(trial);
       if (!k) break;
       flipped += k;
       // Cancels the H pairs the sweep made, which can open new sites.

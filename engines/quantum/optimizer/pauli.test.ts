@@ -1,29 +1,11 @@
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
-import { fileURLToPath } from 'node:url';
-import type { Circuit, GateOp } from '../circuit.ts';
-import { parseQasm } from '../qasm/index.ts';
-import { emit, parseBasis } from './basis.ts';
 import { equivalenceError } from './equivalence.ts';
 import { counts, optimize } from './index.ts';
-import type { Ir } from './ir.ts';
 import { pushPaulis } from './pauli.ts';
 import { resynthesizePhaseRegions } from './phasepoly.ts';
-import { randomCircuit } from './testkit.ts';
+import { circ, nam, randomCircuit, written } from './testkit.ts';
 import { unroll } from './unroll.ts';
-
-const circ = (n: number, ops: Array<[string, number[], number[]?]>): Circuit => ({
-  numQubits: n,
-  numClbits: 0,
-  qregs: [{ name: 'q', size: n, offset: 0 }],
-  cregs: [],
-  ops: ops.map(([name, qubits, params]) => ({ kind: 'gate', name, qubits, params: params ?? [] }) as GateOp),
-  globalPhase: 0,
-});
-const written = (ir: Ir): Circuit => emit(ir, parseBasis(['u3', 'cx']), { fuse: false, cregs: [], numClbits: 0 });
-const nam = (name: string): Circuit =>
-  parseQasm(readFileSync(fileURLToPath(new URL(`../../../fixtures/nam/${name}.qasm`, import.meta.url)), 'utf8'));
 
 test('pushing X gates to the end as a Pauli frame keeps random circuits equal, phase included', () => {
   for (let seed = 700; seed < 760; seed++) {

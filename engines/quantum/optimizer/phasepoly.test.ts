@@ -1,10 +1,6 @@
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
-import { fileURLToPath } from 'node:url';
-import type { Circuit, GateOp } from '../circuit.ts';
-import { parseQasm } from '../qasm/index.ts';
-import { emit, parseBasis } from './basis.ts';
+import type { Circuit } from '../circuit.ts';
 import { equivalenceError } from './equivalence.ts';
 import { hadamardCxToPhases } from './hcz.ts';
 import { counts, optimize } from './index.ts';
@@ -13,23 +9,10 @@ import { linearSynth, resynthesizePhaseRegions, splitRegion } from './phasepoly.
 import { relativePhaseToffolis } from './relphase.ts';
 import { relocatePhasesToEnd } from './relocate.ts';
 import { rng } from './sim.ts';
-import { randomCircuit } from './testkit.ts';
+import { circ, nam, randomCircuit, written } from './testkit.ts';
 import { unroll } from './unroll.ts';
 
-const circ = (n: number, ops: Array<[string, number[], number[]?]>): Circuit => ({
-  numQubits: n,
-  numClbits: 0,
-  qregs: [{ name: 'q', size: n, offset: 0 }],
-  cregs: [],
-  ops: ops.map(([name, qubits, params]) => ({ kind: 'gate', name, qubits, params: params ?? [] }) as GateOp),
-  globalPhase: 0,
-});
-
-const nam = (name: string): Circuit =>
-  parseQasm(readFileSync(fileURLToPath(new URL(`../../../fixtures/nam/${name}.qasm`, import.meta.url)), 'utf8'));
-
 /** The working form written back as a circuit (no fusion), to compare with the input. */
-const written = (ir: Ir): Circuit => emit(ir, parseBasis(['u3', 'cx']), { fuse: false, cregs: [], numClbits: 0 });
 const cxCount = (ir: Ir): number => ir.ops.filter((o) => o.k === 'cx').length;
 
 /** A random circuit of CX, X, Z rotations and (with `h`) a few Hadamards. */

@@ -1,6 +1,11 @@
-/** Seeded random circuits over the standard gate names, for the optimizer's equivalence tests. */
+/** Seeded random circuits over the standard gate names, and small circuit builders, for the optimizer's tests. */
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import type { Circuit, GateOp } from '../circuit.ts';
+import { parseQasm } from '../qasm/index.ts';
+import { emit, parseBasis } from './basis.ts';
 import { u3 } from './gates1q.ts';
+import type { Ir } from './ir.ts';
 import { mul } from './complex.ts';
 import { rng } from './sim.ts';
 
@@ -77,3 +82,23 @@ function pick(n: number, k: number, r: () => number): number[] {
   }
   return qs;
 }
+
+/** Gates as [name, qubits, params?]. */
+export type Spec = Array<[string, number[], number[]?]>;
+
+/** A circuit of `n` qubits in one register `q`, of the gates listed. */
+export const circ = (n: number, ops: Spec): Circuit => ({
+  numQubits: n,
+  numClbits: 0,
+  qregs: [{ name: 'q', size: n, offset: 0 }],
+  cregs: [],
+  ops: ops.map(([name, qubits, params]) => ({ kind: 'gate', name, qubits, params: params ?? [] }) as GateOp),
+  globalPhase: 0,
+});
+
+/** The IR written out gate by gate in {u3, cx} (no fusion), to compare with the input. */
+export const written = (ir: Ir): Circuit => emit(ir, parseBasis(['u3', 'cx']), { fuse: false, cregs: [], numClbits: 0 });
+
+/** A circuit of the Nam et al. suite (fixtures/nam). */
+export const nam = (name: string): Circuit =>
+  parseQasm(readFileSync(fileURLToPath(new URL(`../../../fixtures/nam/${name}.qasm`, import.meta.url)), 'utf8'));

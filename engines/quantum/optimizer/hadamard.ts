@@ -8,7 +8,7 @@
 import { mul, phaseBetween, type Mat } from './complex.ts';
 import { diagAngles, isDiagonal } from './classify.ts';
 import { matrix1q, rz } from './gates1q.ts';
-import { isFree, qubitsOf, type Ir, type IrOp, type U1 } from './ir.ts';
+import { type Ir, type IrOp, isFree, type U1, wireIndex } from './ir.ts';
 
 const H = matrix1q('h', []) as Mat;
 
@@ -30,14 +30,7 @@ function quarter(op: IrOp | null | undefined): number | null {
 /** One sweep of the three rules; returns whether anything changed. */
 export function reduceHadamards(ir: Ir): boolean {
   const ops: Array<IrOp | null> = ir.ops.slice();
-  const wires: number[][] = Array.from({ length: ir.n }, () => []);
-  const pos: Array<Map<number, number>> = Array.from({ length: ir.n }, () => new Map());
-  ops.forEach((op, i) => {
-    if (op) for (const q of qubitsOf(op)) {
-      pos[q].set(i, wires[q].length);
-      wires[q].push(i);
-    }
-  });
+  const { wires, pos } = wireIndex(ops, ir.n);
   const touched = new Set<number>();
   const at = (q: number, i: number, d: number): number | undefined => wires[q][(pos[q].get(i) as number) + d];
   const fresh = (...idx: Array<number | undefined>): boolean => idx.every((i) => i !== undefined && !touched.has(i) && ops[i]);

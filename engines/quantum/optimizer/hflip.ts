@@ -12,7 +12,7 @@
  */
 import { phaseBetween, type Mat } from './complex.ts';
 import { matrix1q } from './gates1q.ts';
-import { isFree, qubitsOf, spliceOps, type Ir, type IrOp } from './ir.ts';
+import { type Ir, type IrOp, isFree, spliceOps, wireIndex } from './ir.ts';
 
 export const H = matrix1q('h', []) as Mat;
 
@@ -29,14 +29,7 @@ export function hPhase(op: IrOp | null | undefined): number | null {
  */
 export function flipHadamardControls(ir: Ir, slack = -1, maxCx = 8): number {
   const ops: Array<IrOp | null> = ir.ops.slice();
-  const wires: number[][] = Array.from({ length: ir.n }, () => []);
-  const pos: Array<Map<number, number>> = Array.from({ length: ir.n }, () => new Map());
-  ops.forEach((op, i) => {
-    for (const q of qubitsOf(op as IrOp)) {
-      pos[q].set(i, wires[q].length);
-      wires[q].push(i);
-    }
-  });
+  const { wires, pos } = wireIndex(ops, ir.n);
   const near = (q: number, i: number, d: number): number | undefined => wires[q][(pos[q].get(i) as number) + d];
   // Ops a rewrite has used or whose neighbourhood it counted on: later sites leave them alone.
   const touched = new Set<number>();

@@ -72,6 +72,23 @@ export function qubitsOf(op: IrOp): number[] {
 }
 
 /** Whether an operation may be rewritten (unitary and unconditioned). */
+/**
+ * Each wire's operations (indices into `ops`, in order: `wires[q]`) and the place of each
+ * operation on each of its wires (`pos[q].get(i)`), for rewrites that look along wires.
+ */
+export function wireIndex(ops: ReadonlyArray<IrOp | null>, n: number): { wires: number[][]; pos: Array<Map<number, number>> } {
+  const wires: number[][] = Array.from({ length: n }, () => []);
+  const pos: Array<Map<number, number>> = Array.from({ length: n }, () => new Map());
+  ops.forEach((op, i) => {
+    if (!op) return;
+    for (const q of qubitsOf(op)) {
+      pos[q].set(i, wires[q].length);
+      wires[q].push(i);
+    }
+  });
+  return { wires, pos };
+}
+
 export function isFree(op: IrOp): op is U1 | Cx | U2 {
   return op.k !== 'op' && !op.cond;
 }

@@ -11,7 +11,7 @@
  * they go, and the phase regions on both sides join.
  */
 import { H, hPhase } from './hflip.ts';
-import { isFree, qubitsOf, type Ir, type IrOp } from './ir.ts';
+import { type Ir, type IrOp, isFree, qubitsOf, wireIndex } from './ir.ts';
 
 const isFreeCx = (op: IrOp): boolean => op.k === 'cx' && isFree(op);
 
@@ -25,14 +25,7 @@ export function flipHadamardNetworks(ir: Ir, maxRewrites = 16): number {
 /** Finds the block whose rewrite drops the most H gates and rewrites it; false when none does. */
 function rewriteOne(ir: Ir): boolean {
   const ops = ir.ops;
-  const wires: number[][] = Array.from({ length: ir.n }, () => []);
-  const at: Array<Map<number, number>> = Array.from({ length: ir.n }, () => new Map());
-  ops.forEach((op, i) => {
-    for (const q of qubitsOf(op)) {
-      at[q].set(i, wires[q].length);
-      wires[q].push(i);
-    }
-  });
+  const { wires, pos: at } = wireIndex(ops, ir.n);
   // Blocks: CX gates joined when one follows the other on a wire.
   const parent = ops.map((_, i) => i);
   const find = (i: number): number => (parent[i] === i ? i : (parent[i] = find(parent[i])));
@@ -49,7 +42,7 @@ function rewriteOne(ir: Ir): boolean {
     if (b) b.push(i);
     else blocks.set(r, [i]);
   });
-  let best: { block: number[]; span: Map<number, [number, number]>; before: Map<number, number>; after: Map<number, number>; gain: number } | null = null;
+  let best: { block: number[]; span: Map<number, [number, number]>; before: Map<number, number>; after: Map<number, number>; feeds: Uint8Array; gain: number } | null = null;
   for (const block of blocks.values()) {
     // Each wire's gates of the block, as a range of its positions on the wire.
     const span = new Map<number, [number, number]>();
@@ -75,18 +68,18 @@ function rewriteOne(ir: Ir): boolean {
       if (a !== undefined && hPhase(ops[a]) !== null) after.set(q, a);
       gain += 2 * ((before.has(q) ? 1 : 0) + (after.has(q) ? 1 : 0)) - 2;
     }
-    if (gain <= 0 || (best && gain <= best.gain) || !convex(ops, block)) continue;
-    best = { block, span, before, after, gain };
+    if (gain <= 0 || (best && gain <= best.gain)) continue;
+    const feeds = feedsIfConvex(ops, block);
+    if (feeds) best = { block, span, before, after, feeds, gain };
   }
   if (!best) return false;
-  const { block, span, before, after } = best;
+  const { block, span, before, after, feeds } = best;
   const inBlock = new Set(block);
   const first = Math.min(...block);
   const last = Math.max(...block);
   const dropped = new Set<number>([...before.values(), ...after.values()]);
   for (const i of dropped) ir.phase += hPhase(ops[i])!;
   // Gates between the block's first and last that later block gates depend on run first.
-  const feeds = feedsBlock(ops, inBlock, first, last);
   const wiresOf = [...span.keys()].sort((a, b) => a - b);
   const replacement: IrOp[] = [
     ...wiresOf.filter((q) => !before.has(q)).map((q): IrOp => ({ k: 'u', q, m: H })),
@@ -111,15 +104,18 @@ function rewriteOne(ir: Ir): boolean {
   return true;
 }
 
-/** Whether no gate outside `block` both follows one of its gates and precedes another (on the wires). */
-function convex(ops: readonly IrOp[], block: readonly number[]): boolean {
+/**
+ * For a convex block (no gate outside it both follows one of its gates and precedes another,
+ * on the wires), which gates from its first to its last feed a block gate; null otherwise.
+ */
+function feedsIfConvex(ops: readonly IrOp[], block: readonly number[]): Uint8Array | null {
   const inBlock = new Set(block);
   const first = Math.min(...block);
   const last = Math.max(...block);
   const after = afterBlock(ops, inBlock, first, last);
   const feeds = feedsBlock(ops, inBlock, first, last);
-  for (let i = first + 1; i < last; i++) if (!inBlock.has(i) && after[i - first] && feeds[i - first]) return false;
-  return true;
+  for (let i = first + 1; i < last; i++) if (!inBlock.has(i) && after[i - first] && feeds[i - first]) return null;
+  return feeds;
 }
 
 /** For the gates from `first` to `last`: whether each follows a block gate through its wires. */

@@ -19,7 +19,9 @@ export function countLicenseValidation(service: string, variant: string, result:
 export function resultOf(messages: Record<string, string>, message: string): string {
   let names = resultNames.get(messages);
   if (!names) {
-    names = new Map(Object.entries(messages).map(([name, m]) => [m, name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)]));
+    names = new Map();
+    // The first name of a message, as a search of the table would find it.
+    for (const [name, m] of Object.entries(messages)) if (!names.has(m)) names.set(m, name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`));
     resultNames.set(messages, names);
   }
   return names.get(message) ?? 'other';

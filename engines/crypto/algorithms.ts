@@ -12,7 +12,7 @@
  *   await verify('ML-DSA-65', kp.publicKey, bytes, sig); // true
  */
 import { createPrivateKey, createPublicKey, generateKeyPairSync, sign as nodeSign, verify as nodeVerify, constants } from 'node:crypto';
-import { createMLDSA44, createMLDSA65, createMLDSA87 } from '@oqs/liboqs-js';
+import type { createMLDSA65 } from '@oqs/liboqs-js';
 
 export const ALGORITHMS = ['ML-DSA-44', 'ML-DSA-65', 'ML-DSA-87', 'ED25519', 'RSA-PSS-SHA256'] as const;
 export type Algorithm = (typeof ALGORITHMS)[number];
@@ -34,16 +34,29 @@ interface OqsSigner {
   verify(message: Uint8Array, signature: Uint8Array, publicKey: Uint8Array): boolean;
 }
 
-const oqsFactories = { 'ML-DSA-44': createMLDSA44, 'ML-DSA-65': createMLDSA65, 'ML-DSA-87': createMLDSA87 } as const;
+type OqsAlgorithm = 'ML-DSA-44' | 'ML-DSA-65' | 'ML-DSA-87';
 const oqsSigners = new Map<string, Promise<OqsSigner>>();
 
 // liboqs rejects Buffer and other Uint8Array subclasses: hand it plain arrays.
 const plain = (bytes: Uint8Array): Uint8Array => (bytes.constructor === Uint8Array ? bytes : Uint8Array.from(bytes));
 
-function oqs(alg: keyof typeof oqsFactories): Promise<OqsSigner> {
+/**
+ * The package's entry loads all of its algorithms (about a hundred modules, 1.2 MB of
+ * JavaScript: a third of a licensing service's start), where Lattice signs with ML-DSA only.
+ * Each ML-DSA module is loaded by its file, next to the entry (the package's exports name no
+ * such path), when the algorithm is first used.
+ */
+async function oqsFactory(alg: OqsAlgorithm): Promise<typeof createMLDSA65> {
+  const level = alg.slice('ML-DSA-'.length);
+  const file = new URL(`./algorithms/sig/ml-dsa/ml-dsa-${level}.js`, import.meta.resolve('@oqs/liboqs-js'));
+  const module = (await import(file.href)) as Record<string, typeof createMLDSA65>;
+  return module[`createMLDSA${level}`]!;
+}
+
+function oqs(alg: OqsAlgorithm): Promise<OqsSigner> {
   let signer = oqsSigners.get(alg);
   if (!signer) {
-    signer = oqsFactories[alg]() as Promise<OqsSigner>;
+    signer = oqsFactory(alg).then((create) => create() as Promise<OqsSigner>);
     oqsSigners.set(alg, signer);
   }
   return signer;

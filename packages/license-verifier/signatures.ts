@@ -5,7 +5,6 @@
  * ask for a weaker or different algorithm than the key was made for, and `none` never passes.
  */
 import { createPublicKey, constants, verify as nodeVerify } from 'node:crypto';
-import { ml_dsa65, ml_dsa87 } from '@noble/post-quantum/ml-dsa.js';
 import { ARTIFACT_ALGORITHMS, signingInput, type Artifact } from './format.ts';
 
 export interface PublishedKey {
@@ -17,14 +16,18 @@ export interface PublishedKey {
 
 export type VerifyFn = (alg: string, publicKey: Uint8Array, message: Uint8Array, signature: Uint8Array) => boolean | Promise<boolean>;
 
+let noble: Promise<typeof import('@noble/post-quantum/ml-dsa.js')> | undefined;
+/** @noble/post-quantum and its hashes are loaded on the first ML-DSA check, not with the package (a server that imports this module for its formats never needs them). */
+const mlDsa = () => (noble ??= import('@noble/post-quantum/ml-dsa.js'));
+
 /** Verification with @noble/post-quantum and node:crypto: no WebAssembly, no server. */
-export const portableVerify: VerifyFn = (alg, publicKey, message, signature) => {
+export const portableVerify: VerifyFn = async (alg, publicKey, message, signature) => {
   try {
     switch (alg) {
       case 'ML-DSA-65':
-        return ml_dsa65.verify(signature, message, publicKey);
+        return (await mlDsa()).ml_dsa65.verify(signature, message, publicKey);
       case 'ML-DSA-87':
-        return ml_dsa87.verify(signature, message, publicKey);
+        return (await mlDsa()).ml_dsa87.verify(signature, message, publicKey);
       case 'RSA-PSS-SHA256':
         return nodeVerify(
           'sha256',

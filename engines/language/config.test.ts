@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { loadConfig, parseConfig } from './config.ts';
+import { hashEmbedOne } from './embed/hashing.ts';
 import { ModelRegistry } from './registry.ts';
+import { terms } from './text/tokenize.ts';
 
 test('without configuration the built-in chat, embedding and rerank models are available', () => {
   const c = parseConfig({});
@@ -35,4 +37,14 @@ test('rerank by tier name orders documents best first; unknown models are refuse
   assert.equal(r.results[0].index, 1);
   await assert.rejects(models.rerank('q', ['d'], { model: 'nope' }), /not available for rerank/);
   await assert.rejects(models.chat({ model: 'classic-embed', messages: [{ role: 'user', content: 'hi' }] }), /not available for chat/);
+});
+
+test('a classic embedding reply holds the vector of each text and counts its stems as tokens', async () => {
+  const models = new ModelRegistry(loadConfig({}));
+  const texts = ['Boundary layers in supersonic flow', 'the', 'heated aircraft models, heated twice'];
+  const r = await models.embed(texts);
+  assert.deepEqual(r.data, texts.map((t) => Array.from(hashEmbedOne(t))));
+  const stems = texts.reduce((n, t) => n + terms(t).length, 0);
+  assert.ok(stems > 0);
+  assert.deepEqual(r.usage, { prompt_tokens: stems, total_tokens: stems });
 });

@@ -7,7 +7,7 @@
  * const models = new ModelRegistry(loadConfig());
  * const r = await models.chat({ model: 'lattice-tiny', messages: [{ role: 'user', content: 'Hi' }] });
  */
-import { hashEmbed, HASH_DIMENSIONS } from './embed/hashing.ts';
+import { hashEmbedTerms, HASH_DIMENSIONS } from './embed/hashing.ts';
 import type { Capability, LanguageConfig, ModelConfig } from './config.ts';
 import { LanguageError } from './errors.ts';
 import { rerankDocuments } from './rerank/adhoc.ts';
@@ -87,8 +87,10 @@ export class ModelRegistry {
     }
     const m = this.model(modelId, 'embed');
     if (m.provider === 'classic') {
-      const tokens = input.reduce((s, t) => s + terms(t).length, 0);
-      return { model: m.id, dimensions: HASH_DIMENSIONS, data: hashEmbed(input).map((v) => Array.from(v)), usage: { prompt_tokens: tokens, total_tokens: tokens } };
+      // Each text is tokenized once, for its vector and for the token count.
+      const lists = input.map((t) => terms(t));
+      const tokens = lists.reduce((s, l) => s + l.length, 0);
+      return { model: m.id, dimensions: HASH_DIMENSIONS, data: lists.map((l) => Array.from(hashEmbedTerms(l))), usage: { prompt_tokens: tokens, total_tokens: tokens } };
     }
     const p = await this.provider(m);
     if (!p.embed) throw new LanguageError('model_not_found', `model "${modelId}" cannot embed`);

@@ -5,8 +5,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { platformMigrations } from '../migrations.ts';
+import { channelSql } from '../storage/channels.ts';
 import { openTestDatabase, type TestDatabase } from '../testing/harness.ts';
-import { DAY, MINUTE, WindowLimiter, pruneLimitWindows, type LimitWindow } from './windows.ts';
+import { DAY, LIMIT_CHANGES_CHANNEL, MINUTE, WindowLimiter, pruneLimitWindows, type LimitWindow } from './windows.ts';
 
 let t: TestDatabase;
 before(async () => {
@@ -163,6 +164,26 @@ describe('several processes on one database', () => {
       assert.equal(admitted + more, 30);
     }
     await Promise.all(limiters.map((l) => l.close()));
+  });
+
+  test('closing right after a slice is granted stops the listener the slice started', { skip: process.env.DATABASE_URL ? false : 'a slice listens on PostgreSQL only (DATABASE_URL)' }, async () => {
+    // The listener connects without being waited for: closed before it was up, it stayed
+    // connected with its LISTEN, and the pool it came from never ended.
+    const [{ name }] = await t.db.query<{ name: string }>(`SELECT ${channelSql('$1::text')} AS name`, [LIMIT_CHANGES_CHANNEL]);
+    const listeners = async () =>
+      Number((await t.db.query<{ n: number | string }>(
+        "SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND state = 'idle' AND query = $1",
+        [`LISTEN "${name.replaceAll('"', '""')}"`],
+      ))[0]!.n);
+    const before = await listeners();
+    for (let i = 0; i < 3; i++) {
+      const limiter = new WindowLimiter(t.db);
+      assert.equal((await limiter.take(subject(), [minute(10)], at)).ok, true);
+      await limiter.close();
+    }
+    // Time for a listener left behind to finish connecting.
+    await new Promise((r) => setTimeout(r, 500));
+    assert.equal(await listeners(), before);
   });
 
   test('old windows are pruned', async () => {

@@ -151,6 +151,9 @@ export class WindowLimiter {
       else returns.push(this.returnUnused(slot));
     }
     await Promise.allSettled(returns);
+    // A slice starts its listener without waiting for it (armReturn): one still connecting is
+    // stopped once it is up, or its connection would stay checked out and the pool never end.
+    await this.listening?.catch(() => {});
     await this.unlisten?.().catch(() => {});
   }
 

@@ -175,7 +175,7 @@ describe('several processes on one database', () => {
         "SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND state = 'idle' AND query = $1",
         [`LISTEN "${name.replaceAll('"', '""')}"`],
       ))[0]!.n);
-    const before = await listeners();
+    const listening = await listeners();
     for (let i = 0; i < 3; i++) {
       const limiter = new WindowLimiter(t.db);
       assert.equal((await limiter.take(subject(), [minute(10)], at)).ok, true);
@@ -183,7 +183,7 @@ describe('several processes on one database', () => {
     }
     // Time for a listener left behind to finish connecting.
     await new Promise((r) => setTimeout(r, 500));
-    assert.equal(await listeners(), before);
+    assert.equal(await listeners(), listening);
   });
 
   test('old windows are pruned', async () => {

@@ -184,6 +184,18 @@ describe('several processes on one database', () => {
     // Time for a listener left behind to finish connecting.
     await new Promise((r) => setTimeout(r, 500));
     assert.equal(await listeners(), listening);
+
+    // A request that reaches a closed limiter (one in flight at shutdown), refused by the table,
+    // asks the others for units without staying to listen.
+    const s = subject();
+    const holder = new WindowLimiter(t.db);
+    assert.equal((await holder.take(s, [minute(1)], at)).ok, true);
+    const closed = new WindowLimiter(t.db);
+    await closed.close();
+    assert.equal((await closed.take(s, [minute(1)], at)).ok, false);
+    await holder.close();
+    await new Promise((r) => setTimeout(r, 500));
+    assert.equal(await listeners(), listening);
   });
 
   test('old windows are pruned', async () => {

@@ -151,8 +151,9 @@ export class WindowLimiter {
       else returns.push(this.returnUnused(slot));
     }
     await Promise.allSettled(returns);
-    // A slice starts its listener without waiting for it (armReturn): one still connecting is
-    // stopped once it is up, or its connection would stay checked out and the pool never end.
+    // A slice starts its listener without waiting for it (armReturn): one still connecting stops
+    // itself once it is up (listen), or its connection would stay checked out and the pool never
+    // end. Waited for here, so that a closed limiter holds no connection.
     await this.listening?.catch(() => {});
     await this.unlisten?.().catch(() => {});
   }
@@ -245,6 +246,8 @@ export class WindowLimiter {
   }
 
   private listen(): Promise<void> {
+    // A request still in flight when the limiter closes starts no listener that would outlive it.
+    if (this.closed && !this.listening) return Promise.resolve();
     this.listening ??= this.db
       .listen(LIMIT_CHANGES_CHANNEL, (payload) => {
         let parsed: unknown;
@@ -258,8 +261,10 @@ export class WindowLimiter {
         const slot = this.slots.get(slotKey(subject, ms));
         if (slot && slot.start === start && !slot.pending) void this.returnUnused(slot).catch(() => {});
       })
-      .then((stop) => {
+      .then(async (stop) => {
         this.unlisten = stop;
+        // Closed while it was connecting: stopped here too, whoever waits for it.
+        if (this.closed) await stop();
       });
     return this.listening;
   }

@@ -7,6 +7,11 @@
  * byte's probability). The quality is that min-entropy per bit, in [0, 1]: 1 is perfect, a
  * sampler that fails either statistical test scores 0. Sampling noise of 8192 bytes alone
  * puts an ideal source at about 0.87 (the bound is conservative on purpose).
+ *
+ * Each test rejects an ideal source with probability 0.01 (its significance level), so one
+ * sample of a perfect sampler fails one of the two about 2 % of the time. A failure is
+ * therefore confirmed on a second, independent sample before the quality drops to 0 (a false
+ * alarm then about 0.04 %); the figures reported are those of the sample that decided.
  */
 import { parseQasm, run } from '../../engines/quantum/index.ts';
 
@@ -64,10 +69,21 @@ export interface EntropyMeasurement {
   measured_at: string;
 }
 
-/** Samples the circuit and runs the tests (about 30 ms). */
-export function measureEntropy(now = new Date()): EntropyMeasurement {
-  const result = run(parseQasm(CIRCUIT), { shots: SHOTS, memory: true });
-  const memory = result.memory ?? [];
+/** One sample: a measured bit string per shot, most significant qubit first. */
+export type Sampler = () => string[];
+
+/** The quantum engine's sampler: the circuit above, run for its shots. */
+export function sampleQuantum(): string[] {
+  return run(parseQasm(CIRCUIT), { shots: SHOTS, memory: true }).memory ?? [];
+}
+
+/** Samples and runs the tests, confirming a failure on a second sample (about 30 ms a sample). */
+export function measureEntropy(now = new Date(), sample: Sampler = sampleQuantum): EntropyMeasurement {
+  const first = testSample(sample(), now);
+  return first.quality > 0 ? first : testSample(sample(), now);
+}
+
+function testSample(memory: string[], now: Date): EntropyMeasurement {
   const bits = new Uint8Array(memory.length * QUBITS);
   const symbols = new Uint32Array(memory.length);
   memory.forEach((m, i) => {

@@ -164,9 +164,13 @@ test('holdover calibration fits the clock history, and the metrics measure the q
   assert.ok(status.last_calibration);
   assert.ok(status.max_holdover_duration_h > 0);
   const m = (await call(`${svc.url}/holdover/metrics`, { headers: H })).body.data;
-  assert.ok(m.qrng_entropy_quality > 0.8 && m.qrng_entropy_quality <= 1, JSON.stringify(m));
-  assert.equal(m.qrng_tests.bits, 65536);
-  assert.ok(m.qrng_tests.monobit_p >= 0.01 && m.qrng_tests.runs_p >= 0.01);
+  // An ideal sampler fails a test at its 1 % level now and then, even twice in a row (about
+  // 0.04 %): the quality is the min-entropy when the reported sample passed, 0 when it did not.
+  const t = m.qrng_tests;
+  assert.equal(t.bits, 65536);
+  assert.ok(t.min_entropy_per_bit > 0.8 && t.min_entropy_per_bit <= 1, JSON.stringify(m));
+  const passed = t.monobit_p >= 0.01 && t.runs_p >= 0.01;
+  assert.equal(m.qrng_entropy_quality, passed ? t.min_entropy_per_bit : 0, JSON.stringify(m));
 });
 
 test('an evidence bundle verifies, fails when any byte changes, and belongs to its account only', async () => {

@@ -112,7 +112,7 @@ export function registerHoldover(app: ServiceApp, deps: NavDeps): void {
         security: bearerSecurity,
         response: responses(
           Type.Object({
-            qrng_entropy_quality: Type.Number({ description: 'min-entropy per bit (NIST SP 800-90B MCV) of the quantum sampler, 0 if it fails the SP 800-22 monobit or runs test' }),
+            qrng_entropy_quality: Type.Number({ description: 'min-entropy per bit (NIST SP 800-90B MCV) of the quantum sampler, 0 if it fails the SP 800-22 monobit or runs test on a second sample too' }),
             qrng_tests: Type.Object({ bits: Type.Integer(), monobit_p: Type.Number(), runs_p: Type.Number(), min_entropy_per_bit: Type.Number(), measured_at: Type.String() }),
             drift_model_accuracy: N(Type.Number({ description: 'share of recoveries whose clock error was inside the predicted 95 % bound' })),
             last_24h_holdover_events: Type.Integer(),

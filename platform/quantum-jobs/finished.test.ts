@@ -80,4 +80,36 @@ describe('end-of-job handlers belong to the app that registered them', () => {
       await b.close();
     }
   });
+
+  it('stopping the runner waits for an end being recorded, so its handler still reads the open store', async () => {
+    const { db, close } = await openTestDatabase(allMigrations([]));
+    const ctx = ctxOf(db);
+    const workers = await startQuantumWorkers(ctx);
+    let started!: () => void;
+    const handlerStarted = new Promise<void>((r) => (started = r));
+    let outcome = 'not run';
+    workers.onJobFinished('slow-handler', async (c, job) => {
+      started();
+      await new Promise((r) => setTimeout(r, 150));
+      try {
+        const [row] = await c.db.query<{ status: string }>('SELECT status FROM quantum_jobs WHERE id = $1', [job.id]);
+        outcome = row?.status ?? 'no row';
+      } catch (err) {
+        outcome = (err as Error).message;
+      }
+    });
+    try {
+      const account = await createAccount(db, { email: 'slow@example.test' });
+      await submitJob(ctx, {
+        service: 'slow-handler', accountId: account.id, kind: 'run', backend: 'statevector_simulator',
+        input: { task: { qasm: BELL, backend: 'statevector_simulator', shots: 10, optimizationLevel: 1, execute: true } },
+      });
+      await handlerStarted;
+      await workers.release();
+    } finally {
+      await workers.release();
+      await close();
+    }
+    assert.equal(outcome, 'completed');
+  });
 });

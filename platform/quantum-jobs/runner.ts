@@ -96,6 +96,8 @@ export class QuantumRunner {
   /** Seats promised to submissions whose insert claims the job (see reserve). */
   private reserved = 0;
   private readonly recent = new Map<string, Recent>();
+  /** Ends of jobs being recorded (and their finished handlers run): `stop()` waits for them while the store is still open. */
+  private readonly ending = new Set<Promise<void>>();
   /** What the end of a job of this store calls for, per service (finished.ts). */
   readonly finished = new FinishedHandlers();
 
@@ -250,7 +252,12 @@ export class QuantumRunner {
     this.active.set(job.id, a);
     const { id, done } = this.pool.run('execute', job.input.task, (stage) => this.onStage(a, stage as Stage));
     a.taskId = id;
-    void this.finish(a, done);
+    this.track(this.finish(a, done));
+  }
+
+  private track(end: Promise<void>): void {
+    this.ending.add(end);
+    void end.finally(() => this.ending.delete(end));
   }
 
   private onStage(a: Active, stage: Stage): void {
@@ -261,7 +268,7 @@ export class QuantumRunner {
       // The hold is the attempt's wall-clock limit: past it the run is stopped and the hold charged.
       if (a.job.minutesKind && a.job.holdMinutes > 0) {
         const ms = a.job.holdMinutes * 60_000;
-        a.timer = setTimeout(() => void this.timeOut(a), ms);
+        a.timer = setTimeout(() => this.track(this.timeOut(a)), ms);
         a.timer.unref();
       }
     }
@@ -468,6 +475,10 @@ export class QuantumRunner {
       a.stopped = true;
       if (a.taskId !== null) this.pool.cancel(a.taskId);
     }
+    // A job whose run had already ended is recording that end: let it, and its finished handler,
+    // finish on the open store (the cancelled ones return at once). It then left the working
+    // states, so the UPDATE below does not put it back.
+    await Promise.allSettled([...this.ending]);
     this.active.clear();
     if (ids.length) {
       await this.ctx.db

@@ -113,7 +113,9 @@ test('on random circuits of any gates and angles a verdict is never wrong', () =
 
 test('a 48-qubit multiplier with its rotations relocated is proven in well under a second, and not once a gate is removed', () => {
   const c = parseQasm(readFileSync(fileURLToPath(new URL('../../../fixtures/nam/gf2^16_mult.qasm', import.meta.url)), 'utf8'));
-  const r = optimize(c, { level: 3, basisGates: NAM_BASIS });
+  // Its products as written: Karatsuba's (the default) write the cubic phase in other parities,
+  // which phase-affine.test.ts proves.
+  const r = optimize(c, { level: 3, basisGates: NAM_BASIS, multipliers: false });
   const o = layoutOf(r);
   const ok = checkPathSum(c, r.circuit, o);
   assert.equal(ok.verdict, 'equivalent', ok.reason);

@@ -10,11 +10,13 @@ const NAM = fileURLToPath(new URL('../../../fixtures/nam/', import.meta.url));
 
 // gf2^16_mult (48 qubits) is left to path sums (pathsum.test.ts): with its a_i + b_j rotations
 // relocated to the end, the diagram of the product doubles with every wire of the multiplier.
+// The multipliers' products are taken as written here: Karatsuba's (level 3's default) outgrow
+// the diagrams' budget from gf2^9 on, and phase-affine.test.ts proves them.
 for (const [name, width] of [['csum_mux_9', 30], ['qcla_adder_10', 36], ['gf2^10_mult', 30]] as const) {
   test(`${name} (${width} qubits) optimized at level 3 is proven equivalent, and not once a gate is removed`, () => {
     const c = parseQasm(readFileSync(`${NAM}${name}.qasm`, 'utf8'));
     assert.equal(c.numQubits, width);
-    const r = optimize(c, { level: 3, basisGates: ['cx', 'h', 'rz', 'x'] });
+    const r = optimize(c, { level: 3, basisGates: ['cx', 'h', 'rz', 'x'], multipliers: false });
     const layout = { initialLayout: r.initialLayout, qubitMapping: r.qubitMapping };
     const ok = checkEquivalence(c, r.circuit, layout);
     assert.equal(ok.verdict, 'equivalent', ok.reason);

@@ -268,9 +268,11 @@ export interface ProductForm {
 }
 
 /**
- * The forms worth optimizing (measured on the Nam suite at level 3): in place with schoolbook
- * factors of 2 or 3 wires (gf2^8 to gf2^64), and, for small multipliers, products gathered
- * from scratch (gf2^4, gf2^7, where the windows' CX ladders cost more than they share).
+ * The forms worth optimizing (each the smallest of the forms on some multiplier of the Nam
+ * suite at level 3): in place with schoolbook factors of 2 wires (gf2^8, gf2^16 to gf2^64) or 3
+ * (gf2^9, gf2^10), and, for small multipliers, products gathered from scratch (gf2^4, gf2^7,
+ * where the windows' CX ladders cost more than they share). Whether the best of them beats the
+ * gate-level result is decided in index.ts.
  */
 export function productForms(thorough: boolean): ProductForm[] {
   const inPlace = [{ inPlace: true, schoolbook: 2 }];

@@ -10,6 +10,7 @@
  * path variable is solved for. For the Clifford+T arithmetic circuits this keeps V^dagger U
  * small when U and V agree, however many qubits they have.
  */
+import { isConstantPhaseForm } from './phase-form.ts';
 
 /** A parity: the sorted ids of the variables it sums. */
 type Parity = number[];
@@ -259,35 +260,23 @@ export class PathSum {
 }
 
 /**
- * Whether a phase sum_S c_S [x_S] with every c_S a multiple of pi/4 is constant, on its
- * unique multilinear form over Z_8 ([x_S] = sum over nonempty T in S of (-2)^{|T|-1} x_T, so
- * only monomials of degree 3 or less survive mod 8); null when an angle is not a multiple of
- * pi/4 or the form would pass `maxMonomials`.
+ * Whether a phase sum_S c_S [x_S] with every c_S a multiple of pi/4 is constant, on its unique
+ * multilinear form over Z_8 (phase-form.ts); null when an angle is not a multiple of pi/4.
  */
-export function isConstantPhase(terms: Array<{ vars: Parity; coef: number }>, maxMonomials = 2_000_000): boolean | null {
-  let size = 0;
-  for (const t of terms) {
-    const s = t.vars.length;
-    size += s + (s * (s - 1)) / 2 + (s * (s - 1) * (s - 2)) / 6;
-  }
-  if (size > maxMonomials) return null;
-  const mono = new Map<string, number>();
-  const put = (key: string, k: number): void => {
-    const c = (((mono.get(key) ?? 0) + k) % 8 + 8) % 8;
-    if (c) mono.set(key, c);
-    else mono.delete(key);
-  };
+export function isConstantPhase(terms: Array<{ vars: Parity; coef: number }>): boolean | null {
+  const index = new Map<number, number>();
+  for (const t of terms) for (const v of t.vars) if (!index.has(v)) index.set(v, index.size);
+  const words = Math.max(1, Math.ceil(index.size / 32));
+  const form: Array<{ p: Uint32Array; k: number }> = [];
   for (const t of terms) {
     const k = multipleOf(t.coef, Math.PI / 4);
     if (k === null) return null;
-    const v = t.vars;
-    for (let i = 0; i < v.length; i++) {
-      put(`${v[i]}`, k);
-      for (let j = i + 1; j < v.length; j++) {
-        put(`${v[i]},${v[j]}`, -2 * k);
-        for (let l = j + 1; l < v.length; l++) put(`${v[i]},${v[j]},${v[l]}`, 4 * k);
-      }
+    const p = new Uint32Array(words);
+    for (const v of t.vars) {
+      const i = index.get(v)!;
+      p[i >>> 5] |= 1 << (i & 31);
     }
+    form.push({ p, k: ((k % 8) + 8) % 8 });
   }
-  return mono.size === 0;
+  return isConstantPhaseForm(form, index.size);
 }

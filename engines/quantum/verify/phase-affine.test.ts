@@ -5,7 +5,8 @@ import { equivalenceError } from '../optimizer/equivalence.ts';
 import { optimize } from '../optimizer/index.ts';
 import { rng } from '../optimizer/sim.ts';
 import { nam } from '../optimizer/testkit.ts';
-import { checkPhaseAffine, isConstantPhaseForm } from './phase-affine.ts';
+import { checkPhaseAffine } from './phase-affine.ts';
+import { isConstantPhaseForm } from './phase-form.ts';
 
 const g = (name: string, qubits: number[], params: number[] = []): GateOp => ({ kind: 'gate', name, qubits, params });
 const circuit = (n: number, ops: GateOp[]): Circuit => ({ numQubits: n, numClbits: 0, qregs: [{ name: 'q', size: n, offset: 0 }], cregs: [], ops, globalPhase: 0 });

@@ -16,19 +16,15 @@
  * the H frame, a CX from an H-frame wire onto a plain one, other gates) leaves the check
  * inconclusive, as do ancillas and deferred measurements.
  *
- * The phase function f = sum_t k_t [p_t(x)] (mod 8, p_t parities) is constant exactly when its
- * unique multilinear form over Z_8 is: the coefficient of x_i is sum of k_t over the terms
- * holding i (mod 8), of x_i x_j minus twice that over the terms holding both (so the sum mod 4),
- * of x_i x_j x_l four times that over the terms holding all three (so the count of odd k_t mod
- * 2), and nothing of higher degree survives mod 8. Those sums are read from per-variable bit
- * columns over the terms (an AND of two or three columns and a count), never by expanding a
- * parity of m variables into its m^3 / 6 monomials.
+ * The phase function f = sum_t k_t [p_t(x)] (mod 8, p_t parities) is compared on its unique
+ * multilinear form over Z_8 (phase-form.ts).
  *
  * @example
  *   checkPhaseAffine(c, r.circuit, { initialLayout: r.initialLayout, qubitMapping: r.qubitMapping }).verdict; // 'equivalent'
  */
 import type { Circuit } from '../circuit.ts';
 import type { Gate } from './gates.ts';
+import { isConstantPhaseForm } from './phase-form.ts';
 import { prepare, type LayoutOptions } from './prepare.ts';
 
 export interface PhaseAffineCheckOptions extends LayoutOptions {
@@ -172,65 +168,6 @@ function phaseAffine(l: Lowered, start: Uint8Array, width: number, words: number
   });
   for (let q = 0; q < width; q++) if (frame[q] !== start[q]) throw new Inconclusive(`qubit ${q} ends in another frame than it starts in`);
   return { wires, terms, global };
-}
-
-/**
- * Whether sum_t k_t [p_t] is constant on {0,1}^n: its linear, quadratic and cubic coefficients
- * (see the header) all vanish. Columns: for each variable, a bit per term that holds it.
- */
-export function isConstantPhaseForm(terms: Array<{ p: Parity; k: number }>, variables: number): boolean {
-  const count = terms.length;
-  const words = Math.max(1, Math.ceil(count / 32));
-  const column = Array.from({ length: variables }, () => new Uint32Array(words));
-  const odd = new Uint32Array(words);
-  const two = new Uint32Array(words);
-  terms.forEach((t, i) => {
-    const bit = 1 << (i & 31);
-    const w = i >>> 5;
-    for (let v = 0; v < variables; v++) if ((t.p[v >>> 5]! >>> (v & 31)) & 1) column[v]![w] |= bit;
-    if (t.k & 1) odd[w] |= bit;
-    if (t.k & 2) two[w] |= bit;
-  });
-  const popcount = (x: number): number => {
-    x -= (x >>> 1) & 0x55555555;
-    x = (x & 0x33333333) + ((x >>> 2) & 0x33333333);
-    return (((x + (x >>> 4)) & 0x0f0f0f0f) * 0x01010101) >>> 24;
-  };
-  const used = [...Array(variables).keys()].filter((v) => column[v]!.some((x) => x !== 0));
-  for (const i of used) {
-    let sum = 0;
-    terms.forEach((t, j) => {
-      if ((column[i]![j >>> 5]! >>> (j & 31)) & 1) sum += t.k;
-    });
-    if (sum % 8 !== 0) return false;
-  }
-  const pair = new Uint32Array(words);
-  for (let x = 0; x < used.length; x++) {
-    const ci = column[used[x]!]!;
-    for (let y = x + 1; y < used.length; y++) {
-      const cj = column[used[y]!]!;
-      let any = 0;
-      let ones = 0;
-      let twos = 0;
-      for (let w = 0; w < words; w++) {
-        const both = ci[w]! & cj[w]!;
-        pair[w] = both & odd[w]!;
-        any |= both;
-        ones += popcount(both & odd[w]!);
-        twos += popcount(both & two[w]!);
-      }
-      if (!any) continue;
-      // sum k over the terms holding both, mod 4: bit 0 of each k counts once, bit 1 twice.
-      if ((ones + 2 * twos) % 4 !== 0) return false;
-      for (let z = y + 1; z < used.length; z++) {
-        const cl = column[used[z]!]!;
-        let acc = 0;
-        for (let w = 0; w < words; w++) acc ^= pair[w]! & cl[w]!;
-        if (popcount(acc) & 1) return false;
-      }
-    }
-  }
-  return true;
 }
 
 export function checkPhaseAffine(original: Circuit, optimized: Circuit, options: PhaseAffineCheckOptions = {}): PhaseAffineCheckResult {

@@ -24,7 +24,8 @@
  */
 import type { Circuit } from '../circuit.ts';
 import type { Gate } from './gates.ts';
-import { isConstantPhaseForm } from './phase-form.ts';
+import { xorInto } from '../optimizer/gf2.ts';
+import { isConstantPhaseForm, type ParityBits } from './phase-form.ts';
 import { prepare, type LayoutOptions } from './prepare.ts';
 
 export interface PhaseAffineCheckOptions extends LayoutOptions {
@@ -43,8 +44,8 @@ export interface PhaseAffineCheckResult {
 const TOL = 1e-9;
 const EIGHTH = Math.PI / 4;
 
-/** A parity of the input variables plus a constant, as bits over 32-bit words. */
-type Parity = Uint32Array;
+/** A parity of the input variables plus a constant (bit `width`). */
+type Parity = ParityBits;
 
 class Inconclusive extends Error {}
 
@@ -126,7 +127,7 @@ function phaseAffine(l: Lowered, start: Uint8Array, width: number, words: number
   };
   const xor = (a: Parity, b: Parity): Parity => {
     const out = a.slice();
-    for (let i = 0; i < words; i++) out[i] ^= b[i]!;
+    xorInto(out, b);
     return out;
   };
   const flipConstant = (q: number): void => void (wires[q]![width >>> 5] ^= 1 << (width & 31));

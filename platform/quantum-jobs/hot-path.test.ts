@@ -5,7 +5,7 @@ import { allMigrations } from '../server.ts';
 import type { ServiceContext } from '../service.ts';
 import type { Database } from '../storage/database.ts';
 import { openTestDatabase } from '../testing/harness.ts';
-import { getJobWithResult, startQuantumWorkers, submitJob, waitForJob, type CircuitTask, type TaskResult } from './index.ts';
+import { getJobWithResult, startQuantumWorkers, submitJob, waitForJob, type CircuitTask, type JobInput, type QuantumJob, type TaskResult } from './index.ts';
 import { selectJobWithResult } from './records.ts';
 
 const BELL = 'OPENQASM 2.0;\ninclude "qelib1.inc";\nqreg q[2];\ncreg c[2];\nh q[0];\ncx q[0],q[1];\nmeasure q -> c;\n';
@@ -105,13 +105,27 @@ describe('the job path of a process with a free worker', () => {
       const account = await createAccount(db, { email: 'order@example.test' });
       const scope = { service: 'order', accountId: account.id };
       const device = 'lattice_line_5';
-      const jobs = await Promise.all(Array.from({ length: 3 }, () => submitJob(ctx, { ...scope, kind: 'run', backend: device, input: { task: task(device) } })));
-      const done = [];
-      for (const j of jobs) done.push((await waitForJob(ctx, scope, j.id, 60_000))!);
-      const byStart = [...done].sort((a, b) => a.queueSeq - b.queueSeq);
+      // One after another: their order of submission is their queue order. (Submissions made at
+      // the same moment on PostgreSQL run in the order their inserts commit, which can differ
+      // from the order their sequence numbers were drawn; the device still runs one at a time.)
+      const jobs: QuantumJob<JobInput>[] = [];
+      for (let i = 0; i < 3; i++) jobs.push(await submitJob(ctx, { ...scope, kind: 'run', backend: device, input: { task: task(device) } }));
+      const together = await Promise.all(Array.from({ length: 3 }, () => submitJob(ctx, { ...scope, kind: 'run', backend: device, input: { task: task(device) } })));
+      const ended = async (list: readonly QuantumJob<JobInput>[]) => {
+        const out: QuantumJob<JobInput>[] = [];
+        for (const j of list) out.push((await waitForJob(ctx, scope, j.id, 60_000))!);
+        return out;
+      };
+      const timeline = (list: readonly QuantumJob<JobInput>[]) => JSON.stringify(list.map((j) => [j.queueSeq, j.startedAt, j.finishedAt]));
+      const bySeq = [...(await ended(jobs))].sort((a, b) => a.queueSeq - b.queueSeq);
+      for (let i = 1; i < bySeq.length; i++) {
+        assert.equal(bySeq[i]!.status, 'completed');
+        assert.ok(bySeq[i]!.startedAt! >= bySeq[i - 1]!.finishedAt!, `device job ${i} started after job ${i - 1} ended: ${timeline(bySeq)}`);
+      }
+      const byStart = [...(await ended(together))].sort((a, b) => a.startedAt!.getTime() - b.startedAt!.getTime());
       for (let i = 1; i < byStart.length; i++) {
         assert.equal(byStart[i]!.status, 'completed');
-        assert.ok(byStart[i]!.startedAt! >= byStart[i - 1]!.finishedAt!, `device job ${i} started after job ${i - 1} ended`);
+        assert.ok(byStart[i]!.startedAt! >= byStart[i - 1]!.finishedAt!, `one job at a time on the device: ${timeline(byStart)}`);
       }
     } finally {
       await workers.release();

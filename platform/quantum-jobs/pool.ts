@@ -5,7 +5,8 @@
  * synchronous call), after which a fresh worker takes the empty seat.
  */
 import { Worker } from 'node:worker_threads';
-import type { CircuitTask, TaskResult } from './task.ts';
+import { runsInline } from './inline.ts';
+import { executeTask, prepareTask, TaskError, type CircuitTask, type TaskResult } from './task.ts';
 import type { WorkerMessage, WorkerRequest } from './worker.ts';
 import { workerEntry } from '../threads.ts';
 
@@ -128,6 +129,7 @@ export class WorkerPool {
   run(op: WorkerRequest['op'], task: CircuitTask, onStage?: (stage: string, detail?: unknown) => void): { id: number; done: Promise<unknown> } {
     if (this.closed) throw new Error('the quantum worker pool is closed');
     const id = this.nextId++;
+    if (runsInline(op, task)) return { id, done: this.runInline(id, op, task, onStage) };
     const done = new Promise<unknown>((resolve, reject) => {
       this.waiting.push({ id, op, task, onStage, resolve, reject });
     });
@@ -135,8 +137,39 @@ export class WorkerPool {
     return { id, done };
   }
 
+  /** Tasks run on this thread that have not started yet (they start at the next microtask). */
+  private readonly inlineWaiting = new Map<number, () => void>();
+
+  /**
+   * Runs a small task on this thread (inline.ts says which), a microtask later so that the
+   * caller holds its id first, with the same stages, result and failures as on a worker.
+   */
+  private runInline(id: number, op: WorkerRequest['op'], task: CircuitTask, onStage?: (stage: string, detail?: unknown) => void): Promise<unknown> {
+    return new Promise<unknown>((resolve, reject) => {
+      this.inlineWaiting.set(id, () => reject(new TaskCancelled()));
+      queueMicrotask(() => {
+        if (!this.inlineWaiting.delete(id)) return;
+        try {
+          resolve(op === 'prepare' ? prepareTask(task) : executeTask(task, onStage));
+        } catch (err) {
+          reject(
+            err instanceof TaskError
+              ? new TaskFailure(err.code, err.message, err.details)
+              : new TaskFailure('EXECUTION_ERROR', (err as Error)?.message ?? String(err)),
+          );
+        }
+      });
+    });
+  }
+
   /** Stops task `id`: drops it when waiting, terminates its worker when running. */
   cancel(id: number): boolean {
+    const inline = this.inlineWaiting.get(id);
+    if (inline) {
+      this.inlineWaiting.delete(id);
+      inline();
+      return true;
+    }
     const w = this.waiting.findIndex((p) => p.id === id);
     if (w >= 0) {
       const [p] = this.waiting.splice(w, 1);

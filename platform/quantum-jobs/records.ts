@@ -489,10 +489,17 @@ export async function advance(db: Sql, id: string, owner: string, to: 'optimizin
   return rows.length === 1;
 }
 
-/** Finishes a job this process holds; charges the measured minutes (at most the hold) and refunds the rest. */
+/** Every column but `input`, which never changes after the insert: a holder of the row has it already. */
+const COLUMNS_BUT_INPUT = COLUMNS.replace(' input,', '');
+
+/**
+ * Finishes a job this process holds; charges the measured minutes (at most the hold) and
+ * refunds the rest. `input` is the job's input as its row read (the claim's or insert's
+ * row): the store does not send it back again (the 30 KB of a 20-qubit job's circuit texts).
+ */
 export async function complete<I>(
   db: Sql,
-  o: { id: string; owner: string; now: Date; result: unknown; executionMs: number; runStartedAt: Date | null; chargeMs: number },
+  o: { id: string; owner: string; now: Date; result: unknown; executionMs: number; runStartedAt: Date | null; chargeMs: number; input: I },
 ): Promise<QuantumJob<I> | null> {
   const { json, gz } = encodeResult(o.result);
   const rows = await db.query<Row>(
@@ -501,10 +508,10 @@ export async function complete<I>(
             charged_minutes = charged_minutes + LEAST(hold_minutes, $8::numeric),
             refunded_minutes = refunded_minutes + hold_minutes - LEAST(hold_minutes, $8::numeric)
       WHERE id = $1 AND owner = $2 AND status IN ${IN_WORK}
-      RETURNING ${COLUMNS}`,
+      RETURNING ${COLUMNS_BUT_INPUT}`,
     [o.id, o.owner, gz ? null : json, gz, o.now, o.executionMs, o.runStartedAt, minutes(o.chargeMs)],
   );
-  return rows[0] ? fromRow<I>(rows[0]) : null;
+  return rows[0] ? fromRow<I>({ ...rows[0], input: o.input }) : null;
 }
 
 /** Fails a job this process holds (or, with owner null, any non-terminal job). */

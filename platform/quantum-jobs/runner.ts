@@ -328,6 +328,7 @@ export class QuantumRunner {
           executionMs: result.execution_time_ms,
           runStartedAt: a.runStartedAt,
           chargeMs: result.execution_time_ms,
+          input: a.job.input,
         });
       } else {
         finished = await fail<JobInput>(this.ctx.db, {

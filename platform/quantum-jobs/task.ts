@@ -4,7 +4,8 @@
  * device's calibrated noise) and measure the run's quality. Worker threads call these; so can
  * any caller in-process (the benchmark's baseline does).
  */
-import { getBackend, parseQasm, QasmError, run, toQasm, type Backend, type Circuit, type Method, type Operation } from '../../engines/quantum/index.ts';
+import { parseQasm, QasmError, run, toQasm, type Backend, type Circuit, type Method, type Operation } from '../../engines/quantum/index.ts';
+import { readBackend } from '../../engines/quantum/backends.ts';
 import { gateMatrix } from '../../engines/quantum/gates.ts';
 import { counts as circuitCounts } from '../../engines/quantum/optimizer/metrics.ts';
 import { optimize } from '../../engines/quantum/optimizer/index.ts';
@@ -104,9 +105,9 @@ export interface TaskResult {
 
 export type Stage = 'validating' | 'optimizing' | 'running';
 
-/** The backend with this id or a TaskError INVALID_BACKEND. */
-export function backendOf(id: string): Backend {
-  const b = getBackend(id);
+/** The backend with this id (the catalog's frozen entry: read only) or a TaskError INVALID_BACKEND. */
+export function backendOf(id: string): Readonly<Backend> {
+  const b = readBackend(id);
   if (!b) throw new TaskError('INVALID_BACKEND', `Unknown backend '${id}'`, { backend: id });
   return b;
 }

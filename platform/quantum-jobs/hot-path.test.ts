@@ -133,3 +133,30 @@ describe('the job path of a process with a free worker', () => {
     }
   });
 });
+
+describe('the quota count of a submission', () => {
+  it("reads the account's unfinished jobs from an index of those alone, not every job the account ever ran", async () => {
+    const { db, close } = await openTestDatabase(allMigrations([]));
+    try {
+      const account = await createAccount(db, { email: 'history@example.test' });
+      await db.query(
+        `INSERT INTO quantum_jobs (id, service, account_id, kind, backend, status, input, hold_minutes, reserved_minutes, credits, created_at, updated_at)
+         SELECT 'job_old_' || i, 'hot', $1, 'run', 'statevector_simulator', 'completed', '{}'::jsonb, 0, 0, 0, now(), now() FROM generate_series(1, 300) i`,
+        [account.id],
+      );
+      const plan = await db.transaction(async (tx) => {
+        // With sequential scans off, the planner picks the cheapest index: the account's whole
+        // history (quantum_jobs_account) if nothing narrower exists.
+        await tx.query('SET LOCAL enable_seqscan = off');
+        const rows = await tx.query<Record<string, string>>(
+          `EXPLAIN SELECT count(*) FROM quantum_jobs WHERE service = $1 AND account_id = $2 AND status IN ('queued', 'validating', 'optimizing', 'running')`,
+          ['hot', account.id],
+        );
+        return rows.map((r) => Object.values(r)[0]).join('\n');
+      });
+      assert.match(plan, /quantum_jobs_account_active/, plan);
+    } finally {
+      await close();
+    }
+  });
+});

@@ -61,4 +61,14 @@ CREATE INDEX quantum_jobs_queued ON quantum_jobs (queue_seq) WHERE status = 'que
 CREATE INDEX quantum_jobs_backend_started ON quantum_jobs (backend, started_at DESC) WHERE started_at IS NOT NULL;
 `,
   },
+  {
+    // A submission counts the account's unfinished jobs (its concurrent-jobs quota) in the same
+    // statement as its insert: without this index that count read every job the account ever
+    // submitted through quantum_jobs_account (0.58 ms with 1,800 of them on the embedded
+    // store, growing with each one); with it, only the unfinished ones.
+    id: 'quantum-jobs/0003_account_active_index',
+    sql: `
+CREATE INDEX quantum_jobs_account_active ON quantum_jobs (service, account_id) WHERE status IN ('queued', 'validating', 'optimizing', 'running');
+`,
+  },
 ];

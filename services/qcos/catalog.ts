@@ -2,7 +2,7 @@
  * The backend catalog as interface 1 shows it: the engine's catalog (CONTRACT: one catalog,
  * the same ids on every quantum service) with its published prices and live queue figures.
  */
-import { getBackend, listBackends, type Backend } from '../../engines/quantum/backends.ts';
+import { listBackends, readBackend, type Backend } from '../../engines/quantum/backends.ts';
 import { deviceQueueStats, type QueueStats } from '../../platform/quantum-jobs/index.ts';
 import type { ServiceContext } from '../../platform/service.ts';
 
@@ -72,6 +72,7 @@ export async function catalogWithQueues(ctx: ServiceContext): Promise<Array<{ ba
   return all.map((b) => ({ backend: b, queue: stats.get(b.id) }));
 }
 
-export function findBackend(id: string): Backend | undefined {
-  return getBackend(id);
+/** The catalog's frozen entry (engines/quantum/backends.ts readBackend): read it, do not change it. */
+export function findBackend(id: string): Readonly<Backend> | undefined {
+  return readBackend(id);
 }

@@ -20,6 +20,8 @@ const task = (qasm: string, extra: Partial<CircuitTask> = {}): CircuitTask => ({
 describe('small tasks on the calling thread', () => {
   it('takes a Bell circuit, and anything whose work the text does not bound goes to a worker', () => {
     assert.equal(runsInline('prepare', task(BELL)), true);
+    // 120 broadcasts over 2 qubits and the 6 other statements (the header counts): 252 operations at most.
+    assert.equal(runsInline('prepare', task(BELL.replace('h q[0];', 'h q;\n'.repeat(120)))), true);
     assert.equal(runsInline('execute', task(BELL)), true);
     const worker: Array<[string, CircuitTask]> = [
       ['a gate definition (nested expansion)', task(BELL.replace('h q[0];', 'gate g a { h a; }\ng q[0];'))],
@@ -29,6 +31,7 @@ describe('small tasks on the calling thread', () => {
       ['a large classical register', task(BELL.replace('creg c[2];', 'creg c[2];\ncreg d[40];'))],
       ['a register the pattern does not read', task(BELL.replace('qreg q[2];', 'qreg /* two */ q[2];'))],
       ['a long text', task(BELL + '\n'.repeat(1024))],
+      ['more than 256 operations as broadcast statements bound them', task(BELL.replace('h q[0];', 'h q;\n'.repeat(130)))],
       ['level 3', task(BELL, { optimizationLevel: 3 })],
       ['more than 10,000 shots', task(BELL, { shots: 10_001 })],
       ['a device backend (routing, noise)', task(BELL, { backend: 'lattice_line_5' })],

@@ -20,6 +20,10 @@ const task = (qasm: string, extra: Partial<CircuitTask> = {}): CircuitTask => ({
 describe('small tasks on the calling thread', () => {
   it('takes a Bell circuit, and anything whose work the text does not bound goes to a worker', () => {
     assert.equal(runsInline('prepare', task(BELL)), true);
+    // Plain OpenQASM 2 of other shapes stays inline: parameters, conditions, comments, reset, barrier.
+    const plain = 'OPENQASM 2.0;\ninclude "qelib1.inc";\n// a comment; with a semicolon\nqreg q[3];\ncreg c[3];\nu3(pi/2, -0.5, sin(0.1)) q[0];\n' +
+      'rz(2*pi/3) q;\nbarrier q[0], q[1];\nmeasure q[0] -> c[0];\nif (c==1) x q[1];\nreset q[2];\nccx q[0],q[1],q[2];\nmeasure q -> c;\n';
+    assert.equal(runsInline('prepare', task(plain)), true);
     // 120 broadcasts over 2 qubits and the 6 other statements (the header counts): 252 operations at most.
     assert.equal(runsInline('prepare', task(BELL.replace('h q[0];', 'h q;\n'.repeat(120)))), true);
     assert.equal(runsInline('execute', task(BELL)), true);
@@ -31,6 +35,15 @@ describe('small tasks on the calling thread', () => {
       ['a large classical register', task(BELL.replace('creg c[2];', 'creg c[2];\ncreg d[40];'))],
       ['a register the pattern does not read', task(BELL.replace('qreg q[2];', 'qreg /* two */ q[2];'))],
       ['a long text', task(BELL + '\n'.repeat(1024))],
+      // OpenQASM 3 that the lenient parser takes under a 2.0 header: each expands a short text without bound.
+      ['a for loop without braces', task(BELL.replace('h q[0];', 'for uint i in [0:100000] h q[0];'))],
+      ['a pow modifier', task(BELL.replace('h q[0];', 'pow(100000) @ h q[0];'))],
+      ['a ctrl modifier', task(BELL.replace('h q[0];', 'ctrl @ x q[0], q[1];'))],
+      ['a qubit declaration', task(BELL.replace('h q[0];', 'qubit[20] r;\nh q[0];'))],
+      ['a single qubit declared without a size', task(BELL.replace('h q[0];', 'qubit r;\nh q[0];'))],
+      ['a bit declaration', task(BELL.replace('h q[0];', 'bit[64] d;\nh q[0];'))],
+      ['a name that is no standard gate', task(BELL.replace('h q[0];', 'let a = q;\nh q[0];'))],
+      ['text after the last statement', task(BELL + 'h q[0]')],
       ['more than 256 operations as broadcast statements bound them', task(BELL.replace('h q[0];', 'h q;\n'.repeat(130)))],
       ['level 3', task(BELL, { optimizationLevel: 3 })],
       ['more than 10,000 shots', task(BELL, { shots: 10_001 })],
@@ -54,6 +67,9 @@ describe('small tasks on the calling thread', () => {
       const stages: string[] = [];
       const inline = (await pool.run('execute', t, (s) => stages.push(s)).done) as TaskResult;
       assert.deepEqual(stages, ['validating', 'optimizing', 'running']);
+      // A job runs the optimized text its submission prepared: that text stays inline too.
+      const prepared = (await pool.run('prepare', t).done) as { optimization: CircuitTask['prepared'] };
+      assert.equal(runsInline('execute', { ...t, prepared: prepared.optimization }), true);
       // The same task with a comment past the inline text limit goes to the worker.
       const padded = task(BELL + `// ${'x'.repeat(1100)}\n`);
       assert.equal(runsInline('execute', padded), false);
@@ -62,7 +78,7 @@ describe('small tasks on the calling thread', () => {
       assert.deepEqual(inline.counts, onWorker.counts);
       assert.equal(inline.counts['00']! + inline.counts['11']!, 1000);
       // A failure is the worker's TaskFailure, with its code.
-      const bad = task('OPENQASM 2.0;\ninclude "qelib1.inc";\nqreg q[2];\nfoo q[0];\n');
+      const bad = task('OPENQASM 2.0;\ninclude "qelib1.inc";\nqreg q[2];\nh q[5];\n');
       assert.equal(runsInline('prepare', bad), true);
       await assert.rejects(pool.run('prepare', bad).done, (err) => err instanceof TaskFailure && err.code === 'INVALID_CIRCUIT');
     } finally {

@@ -88,4 +88,22 @@ describe('three processes running circuit jobs (qcos, the runtime and the platfo
     assert.equal(rows.length, ids.length);
     assert.ok(rows.every((r) => r.status === 'completed'));
   });
+  test('small circuits, run on the event loop of the process that took them, read the same from every process', async () => {
+    const { key } = await clusterKey(cluster.db, 'qcos', 'qcos', 'pro');
+    const headers = { 'x-api-key': key };
+    const bell = 'OPENQASM 2.0;\ninclude "qelib1.inc";\nqreg q[2];\ncreg c[2];\nh q[0];\ncx q[0],q[1];\nmeasure q -> c;\n';
+    const alive = cluster.processes.filter((p) => p.alive);
+    const counts: string[] = [];
+    for (let i = 0; i < 6; i++) {
+      const [submitTo, readFrom] = [alive[i % alive.length]!, alive[(i + 1) % alive.length]!];
+      const s = await call(`${submitTo.urls.qcos}/v2/circuits`, { headers, body: { circuit: { qasm: bell, format: 'qasm2' }, backend: 'statevector_simulator', shots: 1000, options: { seed_simulator: 7 } } });
+      assert.equal(s.status, 201, JSON.stringify(s.body));
+      const r = await call(`${readFrom.urls.qcos}/v2/jobs/${s.body.job_id}/results?wait=30`, { headers });
+      assert.equal(r.status, 200, JSON.stringify(r.body));
+      assert.deepEqual(Object.keys(r.body.counts).sort(), ['00', '11']);
+      counts.push(JSON.stringify(r.body.counts));
+    }
+    // The same seed gives the same counts whichever process ran the job.
+    assert.equal(new Set(counts).size, 1, counts.join(' '));
+  });
 });

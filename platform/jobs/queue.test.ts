@@ -96,4 +96,61 @@ describe('the durable job queue', () => {
     assert.deepEqual(redone, [id]);
     assert.ok(final.retryCount >= 1);
   });
+  describe('workers that do not wait for their poll', () => {
+    // Workers polling once a minute: each job below is taken within seconds only if a send, a
+    // found job or a sibling's find wakes a worker (pg-boss's own loop would wait the minute).
+    let slow: JobQueue;
+    const slowSchema = `${schema}_slow`;
+    const POLL_S = 60;
+    before(async () => {
+      slow = await JobQueue.start(store.db, { schema: slowSchema, maintenanceIntervalSeconds: 30, pollingIntervalSeconds: POLL_S });
+    });
+    after(async () => {
+      await slow.stop(5_000);
+      if (process.env.DATABASE_URL) await store.db.exec(`DROP SCHEMA IF EXISTS ${slowSchema} CASCADE`);
+    });
+    const within = <T>(what: string, p: Promise<T>, ms = 20_000) =>
+      Promise.race([p, new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`${what}: not within ${ms} ms (the poll is ${POLL_S} s)`)), ms).unref())]);
+
+    test('a sent job is taken at once by an idle worker, and a backlog without a poll between jobs', async () => {
+      await slow.define('slow.backlog', { expireInSeconds: 30 });
+      const seen: number[] = [];
+      let done!: () => void;
+      const all = new Promise<void>((r) => (done = r));
+      await slow.work<{ n: number }>('slow.backlog', async (job) => {
+        seen.push(job.data.n);
+        if (seen.length === 6) done();
+      });
+      // Let the worker's first (empty) fetch pass: it now sleeps for the minute.
+      await new Promise((r) => setTimeout(r, 500));
+      await slow.send('slow.backlog', { n: 0 });
+      await within('the first job', until('the first job', async () => seen.length >= 1 || null));
+      // Five at once: one worker takes them one after another, fetching again after each.
+      await Promise.all([1, 2, 3, 4, 5].map((n) => slow.send('slow.backlog', { n })));
+      await within('the backlog', all);
+      assert.deepEqual([...seen].sort(), [0, 1, 2, 3, 4, 5]);
+    });
+
+    test('with concurrency, a backlog is worked by every worker side by side', async () => {
+      await slow.define('slow.side', { expireInSeconds: 30 });
+      // Each job waits until three run at once: they finish only if three workers took them.
+      let running = 0;
+      let release!: () => void;
+      const three = new Promise<void>((r) => (release = r));
+      const ended: number[] = [];
+      await slow.work<{ n: number }>(
+        'slow.side',
+        async (job) => {
+          if (++running === 3) release();
+          await three;
+          ended.push(job.data.n);
+        },
+        { concurrency: 3 },
+      );
+      await new Promise((r) => setTimeout(r, 500));
+      await Promise.all([1, 2, 3].map((n) => slow.send('slow.side', { n })));
+      await within('three jobs side by side', until('three ends', async () => ended.length >= 3 || null));
+      assert.deepEqual([...ended].sort(), [1, 2, 3]);
+    });
+  });
 });

@@ -20,8 +20,21 @@ export interface QueueOptions {
   schema?: string;
   /** How often expired jobs are failed and retried; lower it in tests. */
   maintenanceIntervalSeconds?: number;
-  /** How often an idle worker polls for new jobs. */
+  /** How often an idle worker polls for new jobs (a queue's further workers: SIBLING_POLL_FACTOR times as long). */
   pollingIntervalSeconds?: number;
+}
+
+/**
+ * A queue's workers past the first poll this many times less often: in this process, a sent
+ * job and a found job wake them (see `work`), so their own polls only find jobs another
+ * process sent while the first worker was busy.
+ */
+export const SIBLING_POLL_FACTOR = 5;
+
+/** This process's workers of one queue, and which of them are waiting for a job. */
+interface Workers {
+  ids: string[];
+  idle: Set<string>;
 }
 
 export interface JobDefinition {
@@ -41,6 +54,8 @@ export interface Job<T> {
 export type JobState = 'created' | 'retry' | 'active' | 'completed' | 'cancelled' | 'failed';
 
 export class JobQueue {
+  private readonly workers = new Map<string, Workers>();
+
   private constructor(
     private readonly boss: PgBoss,
     private readonly options: QueueOptions,
@@ -78,19 +93,59 @@ export class JobQueue {
     else await this.boss.createQueue(name, policy);
   }
 
+  /** Queues a job; one of this process's idle workers of `name`, if any, takes it at once (others poll). */
   async send<T extends object>(name: string, data: T, options: { singletonKey?: string; startAfter?: Date } = {}): Promise<string | null> {
-    return this.boss.send(name, data, options);
+    const id = await this.boss.send(name, data, options);
+    if (id && !(options.startAfter && options.startAfter.getTime() > Date.now())) this.wakeOne(name);
+    return id;
   }
 
-  /** Runs `handler` for each job; a throw fails the attempt (and retries it per the policy). */
-  async work<T>(name: string, handler: (job: Job<T>) => Promise<unknown>): Promise<string> {
-    return this.boss.work<T>(
-      name,
-      { batchSize: 1, pollingIntervalSeconds: this.options.pollingIntervalSeconds ?? 1 },
-      async (jobs) => {
-        for (const job of jobs) await handler({ id: job.id, name: job.name, data: job.data });
-      },
-    );
+  /**
+   * Runs `handler` for each job, on `concurrency` workers (default 1) that take jobs side by
+   * side; a throw fails the attempt (and retries it per the policy).
+   *
+   * pg-boss's worker waits its polling interval after every fetch, even one that found a job:
+   * on its own a worker took at most one job per interval (a queue of quick webhook deliveries
+   * went at 4 per second). Here a worker that finds a job fetches again as soon as it is done,
+   * and wakes one idle sibling, so a backlog is worked by every worker without waits; a sent
+   * job wakes an idle worker at once; and only the first worker polls at the queue's interval.
+   */
+  async work<T>(name: string, handler: (job: Job<T>) => Promise<unknown>, options: { concurrency?: number } = {}): Promise<void> {
+    let group = this.workers.get(name);
+    if (!group) this.workers.set(name, (group = { ids: [], idle: new Set() }));
+    const workers = group;
+    const interval = this.options.pollingIntervalSeconds ?? 1;
+    for (let i = 0; i < Math.max(1, options.concurrency ?? 1); i++) {
+      const self = { id: '' };
+      self.id = await this.boss.work<T>(
+        name,
+        { batchSize: 1, pollingIntervalSeconds: workers.ids.length === 0 ? interval : interval * SIBLING_POLL_FACTOR },
+        async (jobs) => {
+          workers.idle.delete(self.id);
+          // More may be waiting: this worker fetches again when done (no wait), a sibling now.
+          if (self.id) this.boss.notifyWorker(self.id);
+          this.wakeOne(name);
+          try {
+            for (const job of jobs) await handler({ id: job.id, name: job.name, data: job.data });
+          } finally {
+            workers.idle.add(self.id);
+          }
+        },
+      );
+      workers.ids.push(self.id);
+      workers.idle.add(self.id);
+    }
+  }
+
+  /**
+   * Wakes one of this process's workers of `name` that is not running a job, to fetch now (one
+   * fetching already fetches once more). A worker leaves `idle` only while it runs a job.
+   */
+  private wakeOne(name: string): void {
+    for (const id of this.workers.get(name)?.idle ?? []) {
+      this.boss.notifyWorker(id);
+      return;
+    }
   }
 
   async state(name: string, id: string): Promise<{ state: JobState; retryCount: number; output: unknown } | null> {

@@ -171,10 +171,8 @@ export async function startWebhookDelivery(ctx: QueueContext, options: DeliveryO
   const entry = { options: { ...DEFAULTS, ...withoutUndefined(options) }, started: Promise.resolve() };
   entry.started = (async () => {
     await defineQueue(queue);
-    // Each `work` call is its own polling worker: `concurrency` of them deliver side by side.
-    for (let i = 0; i < Math.max(1, entry.options.concurrency); i++) {
-      await queue.work<DeliveryJob>(DELIVERY_QUEUE, (job) => deliver(ctx, queue, entry.options, job.data));
-    }
+    // `concurrency` workers deliver side by side.
+    await queue.work<DeliveryJob>(DELIVERY_QUEUE, (job) => deliver(ctx, queue, entry.options, job.data), { concurrency: entry.options.concurrency });
   })();
   workers.set(queue, entry);
   entry.started.catch(() => workers.delete(queue));

@@ -5,9 +5,16 @@
 // list is built here. The whole suite runs on the embedded store (PGlite). When a
 // PostgreSQL server is reachable (DATABASE_URL, or the local server CI provides), the
 // storage and licensing suites run a second time against it.
+//
+// The test files run compiled, as the benchmarks do (scripts/build.mjs): one esbuild pass
+// (about a second) writes each to .tmp/test/ with the code it imports, and every test process
+// then starts without a TypeScript loader. Through tsx each of the 350-odd test processes
+// transformed its own module graph: the suite took 657-687 s on the embedded store here,
+// compiled 525 s. Stack traces point at the sources (source maps). LATTICE_TEST_FROM_SOURCES=1
+// runs the sources through tsx instead.
 import { spawnSync } from 'node:child_process';
-import { readdirSync, statSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { readdirSync, rmSync, statSync } from 'node:fs';
+import { join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -32,10 +39,13 @@ function findTests(dir, out = []) {
 
 // Tests that spawn `lattice` run the compiled program, as a user does: build it first when
 // dist/ is missing or older than the sources (about a second).
+// Compiled test files start their worker threads from dist/ too (platform/threads.ts).
+let built = true;
 try {
   const { buildIfStale } = await import('./build.mjs');
   await buildIfStale();
 } catch (err) {
+  built = false;
   console.error(`build failed, tests run the TypeScript sources: ${err instanceof Error ? err.message : String(err)}`);
 }
 
@@ -46,15 +56,39 @@ if (selected.length === 0) {
   process.exit(1);
 }
 
+/**
+ * Compiles the test files into .tmp/test/ (one file each, named by its path with `__` for `/`,
+ * sharing chunks); returns the compiled path of each source, or null when they cannot be
+ * compiled (the sources then run through tsx, and the reason is printed).
+ */
+async function compileTests(files) {
+  if (process.env.LATTICE_TEST_FROM_SOURCES === '1' || !built) return null;
+  const outdir = join(root, '.tmp/test');
+  const nameOf = (f) => f.split(sep).join('/').replace(/\.ts$/, '').replaceAll('/', '__');
+  try {
+    const { compile } = await import('./build.mjs');
+    rmSync(outdir, { recursive: true, force: true });
+    await compile({ entryPoints: Object.fromEntries(files.map((f) => [nameOf(f), join(root, f)])), outdir });
+  } catch (err) {
+    console.error(`test files not compiled, running the sources through tsx: ${err instanceof Error ? err.message : String(err)}`);
+    return null;
+  }
+  return new Map(files.map((f) => [f, relative(root, join(outdir, `${nameOf(f)}.js`))]));
+}
+
 function run(files, env, label) {
-  console.log(`\n# ${label}: ${files.length} test files`);
+  console.log(`\n# ${label}: ${files.length} test files${compiled ? '' : ' (sources, through tsx)'}`);
+  const loader = compiled ? ['--enable-source-maps'] : ['--import', 'tsx'];
+  const testFiles = compiled ? files.map((f) => compiled.get(f)) : files;
   const result = spawnSync(
     process.execPath,
-    ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-reporter=spec', ...files],
+    [...loader, '--test', '--test-concurrency=2', '--test-reporter=spec', ...testFiles],
     { cwd: root, stdio: 'inherit', env: { ...process.env, ...env } },
   );
   return result.status ?? 1;
 }
+
+const compiled = await compileTests(selected);
 
 const embeddedEnv = { DATABASE_URL: '' };
 let status = run(selected, embeddedEnv, 'embedded store (PGlite)');

@@ -17,8 +17,13 @@ export interface Sql {
 
 export interface Database extends Sql {
   readonly kind: 'pglite' | 'postgres';
-  /** Runs `fn` in one transaction: commit when it resolves, roll back when it throws. */
-  transaction<T>(fn: (tx: Sql) => Promise<T>): Promise<T>;
+  /**
+   * Runs `fn` in one transaction: commit when it resolves, roll back when it throws.
+   * `asynchronousCommit`: on PostgreSQL the commit returns before its WAL reaches the disk
+   * (`SET LOCAL synchronous_commit = off`, sent with the BEGIN in one round trip): visible to
+   * every session at once, lost only if the server itself crashes within its WAL writer delay.
+   */
+  transaction<T>(fn: (tx: Sql) => Promise<T>, options?: { asynchronousCommit?: boolean }): Promise<T>;
   /**
    * Runs several statements separated by semicolons, without parameters, in one round trip
    * (migrations, the job queue's locked commands); returns the last statement's rows.
@@ -72,10 +77,10 @@ export function openPostgres(config: pgTypes.PoolConfig): Database {
       const result = await pool.query(text, params as unknown[] | undefined);
       return result.rows as T[];
     },
-    async transaction<T>(fn: (tx: Sql) => Promise<T>) {
+    async transaction<T>(fn: (tx: Sql) => Promise<T>, options: { asynchronousCommit?: boolean } = {}) {
       const client = await pool.connect();
       try {
-        await client.query('BEGIN');
+        await client.query(options.asynchronousCommit ? 'BEGIN; SET LOCAL synchronous_commit = off' : 'BEGIN');
         const tx: Sql = {
           async query<R>(text: string, params?: readonly unknown[]) {
             return (await client.query(text, params as unknown[] | undefined)).rows as R[];

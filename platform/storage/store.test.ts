@@ -54,6 +54,32 @@ describe('migrations', () => {
   });
 });
 
+describe('transactions', () => {
+  test('an asynchronous commit commits, and its setting ends with its transaction', async () => {
+    const { db, close } = await openTestDatabase([]);
+    try {
+      await db.exec('CREATE TABLE async_commit (n int)');
+      const inside = await db.transaction(async (tx) => {
+        await tx.query('INSERT INTO async_commit (n) VALUES ($1)', [1]);
+        return (await tx.query<{ synchronous_commit: string }>('SHOW synchronous_commit'))[0]!.synchronous_commit;
+      }, { asynchronousCommit: true });
+      // PostgreSQL: the BEGIN's SET LOCAL applies inside; the embedded store has no WAL flush to skip.
+      if (db.kind === 'postgres') assert.equal(inside, 'off');
+      const plain = await db.transaction(async (tx) => (await tx.query<{ synchronous_commit: string }>('SHOW synchronous_commit'))[0]!.synchronous_commit);
+      assert.equal(plain, 'on');
+      assert.deepEqual(await db.query('SELECT n FROM async_commit'), [{ n: 1 }]);
+      // A throw rolls back as in any transaction.
+      await assert.rejects(db.transaction(async (tx) => {
+        await tx.query('INSERT INTO async_commit (n) VALUES ($1)', [2]);
+        throw new Error('undo');
+      }, { asynchronousCommit: true }), /undo/);
+      assert.deepEqual(await db.query('SELECT n FROM async_commit ORDER BY n'), [{ n: 1 }]);
+    } finally {
+      await close();
+    }
+  });
+});
+
 describe('the embedded store', { skip: embedded ? false : 'DATABASE_URL is set: the embedded store is not in use' }, () => {
   test('keeps its data across a close and a reopen', async () => {
     const dir = tempDir();

@@ -386,11 +386,10 @@ export class CreditLeases {
     if (batch.length === 0) return;
     let captured: Map<string, number>;
     try {
+      // What this guards against is a gateway process dying, not the database server: the
+      // commit is visible to every process at once and reaches the disk within PostgreSQL's
+      // WAL writer delay (200 ms), so the answer need not wait for a flush to disk.
       captured = await this.db.transaction(async (tx) => {
-        // What this guards against is a gateway process dying, not the database server: the
-        // commit is visible to every process at once and reaches the disk within PostgreSQL's
-        // WAL writer delay (200 ms), so the answer need not wait for a flush to disk.
-        if (this.db.kind === 'postgres') await tx.query('SET LOCAL synchronous_commit = off');
         const done = await captureFromHolds(
           tx,
           batch.flatMap((b) => b.items.filter((i) => i.micros > 0).map((i) => ({ holdId: b.lease.hold.id, micros: i.micros, reference: i.reference }))),
@@ -399,7 +398,7 @@ export class CreditLeases {
         // Usage only of calls whose charge is on the ledger: the two always agree.
         await recordUsageBatch(tx, batch.filter((b) => b.total === 0 || left.has(b.lease.hold.id)).flatMap((b) => b.items.map((i) => i.usage)));
         return left;
-      });
+      }, { asynchronousCommit: true });
     } catch (err) {
       for (const b of batch) b.lease.pending = b.items.concat(b.lease.pending);
       throw err;

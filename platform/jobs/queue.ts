@@ -29,12 +29,15 @@ export interface QueueOptions {
  * job and a found job wake them (see `work`), so their own polls only find jobs another
  * process sent while the first worker was busy.
  */
-export const SIBLING_POLL_FACTOR = 5;
+const SIBLING_POLL_FACTOR = 5;
 
-/** This process's workers of one queue, and which of them are waiting for a job. */
+/**
+ * This process's workers of one queue: how many, and which of them are not running a job. A
+ * worker is its pg-boss id, set once `boss.work` has returned it (its first job may come first).
+ */
 interface Workers {
-  ids: string[];
-  idle: Set<string>;
+  count: number;
+  idle: Set<{ id: string }>;
 }
 
 export interface JobDefinition {
@@ -111,29 +114,28 @@ export class JobQueue {
    * job wakes an idle worker at once; and only the first worker polls at the queue's interval.
    */
   async work<T>(name: string, handler: (job: Job<T>) => Promise<unknown>, options: { concurrency?: number } = {}): Promise<void> {
-    let group = this.workers.get(name);
-    if (!group) this.workers.set(name, (group = { ids: [], idle: new Set() }));
-    const workers = group;
+    const workers = this.workers.get(name) ?? { count: 0, idle: new Set<{ id: string }>() };
+    this.workers.set(name, workers);
     const interval = this.options.pollingIntervalSeconds ?? 1;
     for (let i = 0; i < Math.max(1, options.concurrency ?? 1); i++) {
       const self = { id: '' };
+      const first = workers.count++ === 0;
+      workers.idle.add(self);
       self.id = await this.boss.work<T>(
         name,
-        { batchSize: 1, pollingIntervalSeconds: workers.ids.length === 0 ? interval : interval * SIBLING_POLL_FACTOR },
+        { batchSize: 1, pollingIntervalSeconds: first ? interval : interval * SIBLING_POLL_FACTOR },
         async (jobs) => {
-          workers.idle.delete(self.id);
+          workers.idle.delete(self);
           // More may be waiting: this worker fetches again when done (no wait), a sibling now.
           if (self.id) this.boss.notifyWorker(self.id);
           this.wakeOne(name);
           try {
             for (const job of jobs) await handler({ id: job.id, name: job.name, data: job.data });
           } finally {
-            workers.idle.add(self.id);
+            workers.idle.add(self);
           }
         },
       );
-      workers.ids.push(self.id);
-      workers.idle.add(self.id);
     }
   }
 
@@ -142,8 +144,9 @@ export class JobQueue {
    * fetching already fetches once more). A worker leaves `idle` only while it runs a job.
    */
   private wakeOne(name: string): void {
-    for (const id of this.workers.get(name)?.idle ?? []) {
-      this.boss.notifyWorker(id);
+    for (const worker of this.workers.get(name)?.idle ?? []) {
+      if (!worker.id) continue;
+      this.boss.notifyWorker(worker.id);
       return;
     }
   }

@@ -96,6 +96,46 @@ describe('the durable job queue', () => {
     assert.deepEqual(redone, [id]);
     assert.ok(final.retryCount >= 1);
   });
+  test('two processes working one queue take each job once; a process whose workers are busy leaves its sends to the other', async () => {
+    await queue.define('test.split', { retryLimit: 0, expireInSeconds: 30 });
+    const child = spawn(process.execPath, ['--import', 'tsx', fixture], {
+      env: { ...process.env, FIXTURE_DATA_DIR: dir, FIXTURE_SCHEMA: schema, FIXTURE_MODE: 'quick' },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    const takenThere = () => [...output.matchAll(/taken (\S+)/g)].map((m) => m[1]!);
+    try {
+      await until('the other process to start its workers', async () => output.includes('ready') || null, 90_000);
+      // This process's two workers hold their jobs until all five are taken: with both busy,
+      // the sends after the second wake nobody here, and only the other process can take them.
+      const takenHere: string[] = [];
+      let release!: () => void;
+      const gate = new Promise<void>((r) => (release = r));
+      const ids: string[] = [];
+      await queue.work<{ n: number }>(
+        'test.split',
+        async (job) => {
+          takenHere.push(job.id);
+          await gate;
+        },
+        { concurrency: 2 },
+      );
+      for (let n = 0; n < 5; n++) ids.push((await queue.send('test.split', { n }))!);
+      await until('all five taken', async () => takenHere.length + takenThere().length >= 5 || null, 30_000);
+      release();
+      const all = [...takenHere, ...takenThere()];
+      assert.deepEqual([...all].sort(), [...ids].sort(), 'each job taken once, by one process');
+      assert.ok(takenThere().length >= 3, `the other process took ${takenThere().length}`);
+      await until('all five completed', async () => {
+        const states = await Promise.all(ids.map((id) => queue.state('test.split', id)));
+        return states.every((s) => s?.state === 'completed') || null;
+      });
+    } finally {
+      child.kill('SIGKILL');
+    }
+  });
+
   describe('workers that do not wait for their poll', () => {
     // Workers polling once a minute: each job below is taken within seconds only if a send, a
     // found job or a sibling's find wakes a worker (pg-boss's own loop would wait the minute).

@@ -3,8 +3,8 @@
 //
 // Node 20 does not expand globs and a bare `node --test` finds no .ts file, so the file
 // list is built here. The whole suite runs on the embedded store (PGlite). When a
-// PostgreSQL server is reachable (DATABASE_URL, or the local server CI provides), the
-// storage and licensing suites run a second time against it.
+// PostgreSQL server is reachable (DATABASE_URL, or the local server CI provides), the suites
+// of everything that stores data run a second time against it (pgFiles below).
 //
 // The test files run compiled, as the benchmarks do (scripts/build.mjs): one esbuild pass
 // (about a second) writes each to .tmp/test/ with the code it imports, and every test process
@@ -32,7 +32,8 @@ function findTests(dir, out = []) {
     if (name === 'node_modules') continue;
     const full = join(dir, name);
     if (statSync(full).isDirectory()) findTests(full, out);
-    else if (name.endsWith('.test.ts')) out.push(relative(root, full));
+    // Paths with '/' whatever the platform: the selections below and the compiled names read them.
+    else if (name.endsWith('.test.ts')) out.push(relative(root, full).split(sep).join('/'));
   }
   return out;
 }
@@ -64,7 +65,7 @@ if (selected.length === 0) {
 async function compileTests(files) {
   if (process.env.LATTICE_TEST_FROM_SOURCES === '1' || !built) return null;
   const outdir = join(root, '.tmp/test');
-  const nameOf = (f) => f.split(sep).join('/').replace(/\.ts$/, '').replaceAll('/', '__');
+  const nameOf = (f) => f.replace(/\.ts$/, '').replaceAll('/', '__');
   try {
     const { compile } = await import('./build.mjs');
     rmSync(outdir, { recursive: true, force: true });
@@ -101,7 +102,7 @@ const pgUrl = process.env.LATTICE_TEST_POSTGRES_URL ?? process.env.DATABASE_URL 
 // ones the other suites of those services send; the cross-process cases of the same services
 // (nav/cluster, llm/training-cluster, llm/training/lease) run against the server in both passes.
 const ENGINE_BOUND = new Set(['services/nav/scenarios.test.ts', 'services/llm/training.test.ts', 'services/llm/inference.test.ts']);
-const pgFiles = selected.filter((f) => !f.endsWith('page.test.ts') && !ENGINE_BOUND.has(f.split('\\').join('/')) && /^(platform\/storage|platform\/limits|platform\/cluster|platform\/identity|platform\/jobs|platform\/billing|platform\/evidence|platform\/webhooks|platform\/quantum-jobs|services\/qcos\/|services\/licensing|services\/llm-gateway|services\/chat\/|services\/core\/|services\/llm\/|services\/nav\/|services\/runtime\/|services\/suppliers\/|services\/platform\/|platform\/licenses\/|packages\/)/.test(f));
+const pgFiles = selected.filter((f) => !f.endsWith('page.test.ts') && !ENGINE_BOUND.has(f) && /^(platform\/storage|platform\/limits|platform\/cluster|platform\/identity|platform\/jobs|platform\/billing|platform\/evidence|platform\/webhooks|platform\/quantum-jobs|services\/qcos\/|services\/licensing|services\/llm-gateway|services\/chat\/|services\/core\/|services\/llm\/|services\/nav\/|services\/runtime\/|services\/suppliers\/|services\/platform\/|platform\/licenses\/|packages\/)/.test(f));
 if (pgUrl && pgFiles.length) {
   status = run(pgFiles, { DATABASE_URL: pgUrl }, `PostgreSQL (${pgUrl.replace(/\/\/[^@]*@/, '//')})`) || status;
 } else if (pgFiles.length) {

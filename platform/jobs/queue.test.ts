@@ -21,6 +21,13 @@ async function until<T>(what: string, probe: () => Promise<T | null | undefined>
   }
 }
 
+/** A promise and the function that resolves it. */
+function gate(): { opened: Promise<void>; open: () => void } {
+  let open!: () => void;
+  const opened = new Promise<void>((r) => (open = r));
+  return { opened, open };
+}
+
 describe('the durable job queue', () => {
   let dir: string;
   let store: Store;
@@ -110,20 +117,19 @@ describe('the durable job queue', () => {
       // This process's two workers hold their jobs until all five are taken: with both busy,
       // the sends after the second wake nobody here, and only the other process can take them.
       const takenHere: string[] = [];
-      let release!: () => void;
-      const gate = new Promise<void>((r) => (release = r));
+      const held = gate();
       const ids: string[] = [];
       await queue.work<{ n: number }>(
         'test.split',
         async (job) => {
           takenHere.push(job.id);
-          await gate;
+          await held.opened;
         },
         { concurrency: 2 },
       );
       for (let n = 0; n < 5; n++) ids.push((await queue.send('test.split', { n }))!);
       await until('all five taken', async () => takenHere.length + takenThere().length >= 5 || null, 30_000);
-      release();
+      held.open();
       const all = [...takenHere, ...takenThere()];
       assert.deepEqual([...all].sort(), [...ids].sort(), 'each job taken once, by one process');
       assert.ok(takenThere().length >= 3, `the other process took ${takenThere().length}`);
@@ -155,11 +161,10 @@ describe('the durable job queue', () => {
     test('a sent job is taken at once by an idle worker, and a backlog without a poll between jobs', async () => {
       await slow.define('slow.backlog', { expireInSeconds: 30 });
       const seen: number[] = [];
-      let done!: () => void;
-      const all = new Promise<void>((r) => (done = r));
+      const all = gate();
       await slow.work<{ n: number }>('slow.backlog', async (job) => {
         seen.push(job.data.n);
-        if (seen.length === 6) done();
+        if (seen.length === 6) all.open();
       });
       // Let the worker's first (empty) fetch pass: it now sleeps for the minute.
       await new Promise((r) => setTimeout(r, 500));
@@ -167,7 +172,7 @@ describe('the durable job queue', () => {
       await within('the first job', until('the first job', async () => seen.length >= 1 || null));
       // Five at once: one worker takes them one after another, fetching again after each.
       await Promise.all([1, 2, 3, 4, 5].map((n) => slow.send('slow.backlog', { n })));
-      await within('the backlog', all);
+      await within('the backlog', all.opened);
       assert.deepEqual([...seen].sort(), [0, 1, 2, 3, 4, 5]);
     });
 
@@ -175,14 +180,13 @@ describe('the durable job queue', () => {
       await slow.define('slow.side', { expireInSeconds: 30 });
       // Each job waits until three run at once: they finish only if three workers took them.
       let running = 0;
-      let release!: () => void;
-      const three = new Promise<void>((r) => (release = r));
+      const three = gate();
       const ended: number[] = [];
       await slow.work<{ n: number }>(
         'slow.side',
         async (job) => {
-          if (++running === 3) release();
-          await three;
+          if (++running === 3) three.open();
+          await three.opened;
           ended.push(job.data.n);
         },
         { concurrency: 3 },

@@ -15,7 +15,7 @@ import { suppliersAuth } from './auth.ts';
 import { answerCancelRequests } from './cancel-requests.ts';
 import { loadSuppliersConfig } from './config.ts';
 import { ownerName, type Deps } from './jobs.ts';
-import { BELL, client, credit, ghz, startSuppliers, waitStatus } from './testing.ts';
+import { BELL, client, credit, startSuppliers, waitStatus } from './testing.ts';
 
 const A = '/api/v1/supplier_a_quantum';
 const ION = { provider: 'lattice_ion', target: 'lattice_ion_11' };
@@ -54,9 +54,24 @@ async function row(publicId: string): Promise<{ status: string; hold_id: string 
   return r!;
 }
 
+/**
+ * `layers` GHZ preparations in a row on 11 qubits: each layer adds eleven noisy gates to the
+ * device's noisy run, so twelve layers run for seconds where a single GHZ ran for 0.1-0.4 s
+ * (and a fast machine finished it before a poll saw it running).
+ */
+function layeredGhz(layers: number): string {
+  const lines = ['OPENQASM 2.0;', 'include "qelib1.inc";', 'qreg q[11];', 'creg c[11];'];
+  for (let l = 0; l < layers; l++) {
+    lines.push('h q[0];');
+    for (let i = 1; i < 11; i++) lines.push(`cx q[${i - 1}],q[${i}];`);
+  }
+  lines.push('measure q -> c;');
+  return lines.join('\n');
+}
+
 test('a queued job is cancelled at the supplier and its hold released; one that started meanwhile runs on, the refusal on its row', async () => {
   // Long enough to be still running when its own request is answered below.
-  const busy = await c.post(`${A}/execute`, { qasm: ghz(11), ...ION, shots: 10_000 });
+  const busy = await c.post(`${A}/execute`, { qasm: layeredGhz(12), ...ION, shots: 10_000 });
   assert.equal(busy.status, 201, JSON.stringify(busy.body));
   const waiting = await c.post(`${A}/execute`, { qasm: BELL, ...ION, shots: 10 });
   assert.equal(waiting.status, 201, JSON.stringify(waiting.body));
@@ -71,7 +86,10 @@ test('a queued job is cancelled at the supplier and its hold released; one that 
   assert.equal(await answerCancelRequests(deps, { warn: (line) => warnings.push(line) }), 0);
 
   // The running one: the supplier refuses, the job runs on, and the refusal is on its row.
-  await waitStatus(c.get, `${A}/status/${busy.body.job_id}`, ['running', 'completed', 'failed', 'cancelled']);
+  // The status route writes what it saw to the row, so the answer below finds the job running
+  // even if it ends in between (then the supplier's refusal names it completed).
+  const seen = await waitStatus(c.get, `${A}/status/${busy.body.job_id}`, ['running', 'completed', 'failed', 'cancelled']);
+  assert.equal(seen.body.status, 'running', 'the long job ended before a poll saw it run');
   await request(busy.body.job_id);
   assert.equal(await answerCancelRequests(deps, { warn: (line) => warnings.push(line) }), 0);
   const refused = await row(busy.body.job_id);

@@ -12,7 +12,7 @@
 // transformed its own module graph: the suite took 657-687 s on the embedded store here,
 // compiled 525 s. Stack traces point at the sources (source maps). LATTICE_TEST_FROM_SOURCES=1
 // runs the sources through tsx instead.
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { readdirSync, rmSync, statSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -77,22 +77,45 @@ async function compileTests(files) {
   return new Map(files.map((f) => [f, relative(root, join(outdir, `${nameOf(f)}.js`))]));
 }
 
+/** The signal this script was stopped with, once one came: no further pass starts. */
+let stoppedBy = null;
+
+/**
+ * Runs one pass in a child process. A SIGTERM, SIGINT or SIGHUP sent to this script (a CI
+ * job cancelled, `kill` of `npm test`) goes on to the test runner, whose test processes end
+ * with it, instead of leaving it running without a parent.
+ */
 function run(files, env, label) {
   console.log(`\n# ${label}: ${files.length} test files${compiled ? '' : ' (sources, through tsx)'}`);
   const loader = compiled ? ['--enable-source-maps'] : ['--import', 'tsx'];
   const testFiles = compiled ? files.map((f) => compiled.get(f)) : files;
-  const result = spawnSync(
-    process.execPath,
-    [...loader, '--test', '--test-concurrency=2', '--test-reporter=spec', ...testFiles],
-    { cwd: root, stdio: 'inherit', env: { ...process.env, ...env } },
-  );
-  return result.status ?? 1;
+  return new Promise((resolve) => {
+    const child = spawn(
+      process.execPath,
+      [...loader, '--test', '--test-concurrency=2', '--test-reporter=spec', ...testFiles],
+      { cwd: root, stdio: 'inherit', env: { ...process.env, ...env } },
+    );
+    const signals = ['SIGTERM', 'SIGINT', 'SIGHUP'];
+    const forward = (signal) => {
+      stoppedBy = signal;
+      child.kill(signal);
+    };
+    for (const s of signals) process.on(s, forward);
+    child.on('error', (err) => {
+      console.error(`the test runner did not start: ${err.message}`);
+      resolve(1);
+    });
+    child.on('exit', (code) => {
+      for (const s of signals) process.off(s, forward);
+      resolve(code ?? 1);
+    });
+  });
 }
 
 const compiled = await compileTests(selected);
 
 const embeddedEnv = { DATABASE_URL: '' };
-let status = run(selected, embeddedEnv, 'embedded store (PGlite)');
+let status = await run(selected, embeddedEnv, 'embedded store (PGlite)');
 
 const pgUrl = process.env.LATTICE_TEST_POSTGRES_URL ?? process.env.DATABASE_URL ?? '';
 // Page tests drive a browser over the same routes the API tests cover on both stores: they
@@ -103,9 +126,11 @@ const pgUrl = process.env.LATTICE_TEST_POSTGRES_URL ?? process.env.DATABASE_URL 
 // (nav/cluster, llm/training-cluster, llm/training/lease) run against the server in both passes.
 const ENGINE_BOUND = new Set(['services/nav/scenarios.test.ts', 'services/llm/training.test.ts', 'services/llm/inference.test.ts']);
 const pgFiles = selected.filter((f) => !f.endsWith('page.test.ts') && !ENGINE_BOUND.has(f) && /^(platform\/storage|platform\/limits|platform\/cluster|platform\/identity|platform\/jobs|platform\/billing|platform\/evidence|platform\/webhooks|platform\/quantum-jobs|services\/qcos\/|services\/licensing|services\/llm-gateway|services\/chat\/|services\/core\/|services\/llm\/|services\/nav\/|services\/runtime\/|services\/suppliers\/|services\/platform\/|platform\/licenses\/|packages\/)/.test(f));
-if (pgUrl && pgFiles.length) {
-  status = run(pgFiles, { DATABASE_URL: pgUrl }, `PostgreSQL (${pgUrl.replace(/\/\/[^@]*@/, '//')})`) || status;
+if (stoppedBy) {
+  console.log(`\n# stopped by ${stoppedBy}: the PostgreSQL pass does not start`);
+} else if (pgUrl && pgFiles.length) {
+  status = (await run(pgFiles, { DATABASE_URL: pgUrl }, `PostgreSQL (${pgUrl.replace(/\/\/[^@]*@/, '//')})`)) || status;
 } else if (pgFiles.length) {
   console.log('\n# PostgreSQL pass not run: set DATABASE_URL or LATTICE_TEST_POSTGRES_URL to a server');
 }
-process.exit(status);
+process.exit(stoppedBy ? status || 1 : status);

@@ -1,12 +1,16 @@
 /**
  * Three `lattice serve` processes on one PostgreSQL running circuit jobs of qcos, the runtime and
  * the platform: jobs accepted before one process is killed with SIGKILL all finish, once, are
- * readable through the survivors, and the platform's charges add up.
+ * readable through the survivors, and the platform's charges add up; the webhooks of jobs
+ * submitted to every process are each delivered once (the durable queue's workers are per
+ * process, their wake-ups too; which process takes a delivery is the queue table's).
  */
 import assert from 'node:assert/strict';
+import { createServer } from 'node:http';
 import { after, before, describe, test } from 'node:test';
 import { getBalance, ledgerSum, topUp } from '../../platform/billing/index.ts';
 import { call } from '../../platform/testing/harness.ts';
+import { BELL } from '../../platform/testing/quantum.ts';
 import { clusterKey, clusterTestServer, eventually, startCluster, type Cluster } from '../../platform/testing/cluster.ts';
 
 const { url: pg, skip } = await clusterTestServer();
@@ -18,6 +22,41 @@ describe('three processes running circuit jobs (qcos, the runtime and the platfo
   });
   after(async () => {
     await cluster?.close();
+  });
+
+  test('the job.completed webhook of jobs submitted to each of the three processes is delivered once', async () => {
+    const received: string[] = [];
+    const receiver = createServer((req, res) => {
+      let body = '';
+      req.on('data', (c) => (body += c));
+      req.on('end', () => {
+        received.push(body);
+        res.writeHead(204).end();
+      });
+    });
+    await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
+    try {
+      const address = receiver.address();
+      const url = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}/hook`;
+      const { key } = await clusterKey(cluster.db, 'qcos', 'qcos', 'pro');
+      const headers = { 'x-api-key': key };
+      const reg = await call(`${cluster.processes[0]!.urls.qcos}/v2/webhooks`, { headers, body: { url, events: ['job.completed'], secret: 'cluster-secret' } });
+      assert.equal(reg.status, 201, JSON.stringify(reg.body));
+      const ids: string[] = [];
+      for (let i = 0; i < 12; i++) {
+        const r = await call(`${cluster.processes[i % 3]!.urls.qcos}/v2/circuits`, { headers, body: { circuit: { qasm: BELL, format: 'qasm2' }, backend: 'statevector_simulator', shots: 10 } });
+        assert.equal(r.status, 201, JSON.stringify(r.body));
+        ids.push(r.body.job_id);
+      }
+      const deliveries = (id: string) => received.filter((b) => JSON.parse(b).data?.job_id === id).length;
+      await eventually('every job.completed delivered', async () => ids.every((id) => deliveries(id) > 0), 60_000);
+      // Longer than a worker's poll (1 s) and a maintenance round: a second take would have shown.
+      await new Promise((r) => setTimeout(r, 3000));
+      assert.deepEqual(ids.map(deliveries), ids.map(() => 1), 'each job.completed once');
+      assert.ok(received.every((b) => JSON.parse(b).event === 'job.completed'));
+    } finally {
+      receiver.close();
+    }
   });
 
   test('jobs accepted before one process is killed with SIGKILL all finish once, readable through the survivors', async () => {

@@ -66,7 +66,7 @@ test('tokens of many settled calls are written in one statement, and the table h
 
 test('the batch is written by itself shortly after the call that started it', async () => {
   const { db, tokenWrites } = counting(store.db);
-  const counters = new MinuteCounters(db, limiterFor(store.db), 250, 20);
+  const counters = new MinuteCounters(db, limiterFor(store.db), { refreshMs: 250, flushMs: 20 });
   const minute = minuteOf(await wellInsideAMinute());
   counters.addTokens('key-timer', minute, 4);
   counters.addTokens('key-timer', minute, 6);
@@ -77,8 +77,8 @@ test('the batch is written by itself shortly after the call that started it', as
 });
 
 test("a process's own unwritten tokens count at once; another process's count after its batch and a refresh, each once", async () => {
-  const here = new MinuteCounters(store.db, limiterFor(store.db), 250, 60_000);
-  const there = new MinuteCounters(store.db, limiterFor(store.db), 50, 60_000);
+  const here = new MinuteCounters(store.db, limiterFor(store.db), { refreshMs: 250, flushMs: 60_000 });
+  const there = new MinuteCounters(store.db, limiterFor(store.db), { refreshMs: 50, flushMs: 60_000 });
   const now = await wellInsideAMinute();
   const minute = minuteOf(now);
   assert.equal(await here.admit('key-c', tpm(100), now, 'r1'), minute);

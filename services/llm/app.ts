@@ -14,6 +14,7 @@ import { DatasetIndexes } from './datasets.ts';
 import { formatQError, QError, qError } from './errors.ts';
 import { Events } from './events.ts';
 import { Language } from './language.ts';
+import { QLimits } from './limits.ts';
 import { Q_KEY_PREFIX } from './plans.ts';
 import type { QDeps } from './routes/context.ts';
 import { registerAdminUsage } from './routes/admin-usage.ts';
@@ -61,6 +62,7 @@ export async function build(ctx: ServiceContext, options: { prefix: string }): P
       const adapters = new Adapters(ctx.db, ctx.dataDir);
       const language = new Language(loadConfig());
       const trainer = new Trainer(ctx, adapters);
+      const limits = new QLimits(ctx.db);
       // The webhook and training workers start the job queue: after the service answers, with
       // /ready at 503 until they run (platform/jobs/background.ts). Sending a job or an event
       // before then starts the queue itself and the message waits for its worker.
@@ -80,6 +82,7 @@ export async function build(ctx: ServiceContext, options: { prefix: string }): P
         events,
         trainer,
         datasets: new DatasetIndexes(ctx.db),
+        limits,
         bearerAuth: requireKey({
           db: ctx.db,
           service: 'llm',
@@ -93,6 +96,7 @@ export async function build(ctx: ServiceContext, options: { prefix: string }): P
         // A worker start not yet run finds the trainer stopping and takes no job; the queue's stop waits for it.
         trainer.stop();
         await language.close();
+        await limits.close();
         adapters.close();
       };
       return { deps, stop };

@@ -3,7 +3,9 @@ import { after, before, test } from 'node:test';
 import OpenAI from 'openai';
 import { loadConfig } from '../../engines/language/config.ts';
 import { ModelRegistry } from '../../engines/language/registry.ts';
+import { DAY } from '../../platform/limits/windows.ts';
 import { embeddingsBody } from './embeddings-json.ts';
+import { tokensSubject } from './limits.ts';
 import { startLlm, type LlmTest } from './testing.ts';
 
 let s: LlmTest;
@@ -169,7 +171,9 @@ test('a stop sequence ends the reply before it', async () => {
 
 test('the day’s token budget, once spent, answers 429 until midnight UTC', async () => {
   const f = await s.tenant({ tier: 'free' });
-  await s.t.db.query('INSERT INTO llm_usage_daily (subject, day, tokens) VALUES ($1, $2, 10000)', [f.id, new Date().toISOString().slice(0, 10)]);
+  // The day's tokens, spent (through another process of the cluster, say): platform/limits' table.
+  const day = Math.floor(s.t.clock.now().getTime() / DAY) * DAY;
+  await s.t.db.query('INSERT INTO limit_windows (subject, window_ms, window_start, taken, granted) VALUES ($1, $2, $3, 10000, 0)', [tokensSubject(f.id), DAY, day]);
   const r = await s.req('/v1/embeddings', f.key, { body: { input: 'x' } });
   assert.equal(r.status, 429);
   assert.equal(r.body.error.code, 'RATE_LIMITED');

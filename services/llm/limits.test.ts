@@ -1,7 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { OPERATOR_RPM } from './limits.ts';
+import { DAY, MINUTE } from '../../platform/limits/windows.ts';
+import { OPERATOR_RPM, QLimits, requestsSubject, tenantBudget, tokensSubject } from './limits.ts';
+import type { Caller } from './caller.ts';
 import { startLlm, type LlmTest } from './testing.ts';
+import type { TenantRow } from './tenants.ts';
 
 let s: LlmTest;
 before(async () => {
@@ -64,17 +67,17 @@ test('an admin key acting for a tenant spends that tenant’s tier, the same bud
   s.t.clock.advance(-60_000);
 });
 
-test('the operator limit is counted in the database for all admin keys of the account', async () => {
+test('the operator limit is counted across the cluster for all admin keys of the account', async () => {
   const { key: admin, accountId } = await s.t.newKey({ role: 'admin' });
   const { key: second } = await s.t.newKey({ role: 'admin', accountId });
   const tenant = await s.req('/v1/tenants', admin, { body: { name: 'Unaffected', tier: 'free' } });
   assert.equal(tenant.status, 201);
-  const window = new Date(Math.floor(s.t.clock.now().getTime() / 60_000) * 60_000);
-  // Another process of the cluster already counted the minute's budget but one.
+  const window = Math.floor(s.t.clock.now().getTime() / MINUTE) * MINUTE;
+  // Other processes of the cluster already took the minute's budget but one (platform/limits' table).
   await s.t.db.query(
-    `INSERT INTO llm_rate_windows (subject, window_start, requests) VALUES ($1, $2, $3)
-     ON CONFLICT (subject, window_start) DO UPDATE SET requests = EXCLUDED.requests`,
-    [`operator:${accountId}`, window, OPERATOR_RPM - 1],
+    `INSERT INTO limit_windows (subject, window_ms, window_start, taken, granted) VALUES ($1, $2, $3, $4, 0)
+     ON CONFLICT (subject, window_ms, window_start) DO UPDATE SET taken = EXCLUDED.taken`,
+    [requestsSubject(`operator:${accountId}`), MINUTE, window, OPERATOR_RPM - 1],
   );
   assert.equal((await s.req('/v1/tenants', admin)).status, 200);
   const over = await s.req('/v1/tenants', second);
@@ -84,4 +87,47 @@ test('the operator limit is counted in the database for all admin keys of the ac
   assert.ok(over.body.error.retry_after >= 1 && over.body.error.retry_after <= 60);
   // The account's tenant keeps its own budget.
   assert.equal((await s.req('/v1/models', tenant.body.api_key)).status, 200);
+});
+
+test("tokens one process charged count in another's day: refused there once its count is read, and not before the day's budget is spent", async () => {
+  const { key: admin } = await s.t.newKey({ role: 'admin' });
+  const created = await s.req('/v1/tenants', admin, { body: { name: 'Two processes', tier: 'free' } });
+  assert.equal(created.status, 201);
+  // What the counters read of a tenant: its id and tier.
+  const tenant = { id: created.body.id, tier: 'free' } as TenantRow;
+  const budget = tenantBudget(tenant);
+  assert.equal(budget.tokensPerDay, 10_000);
+  const caller: Caller = { accountId: created.body.account_id, keyId: '', admin: false, plan: null, tenant };
+  // Two processes of a cluster: each its own counters over the one store.
+  const here = new QLimits(s.t.db);
+  const there = new QLimits(s.t.db);
+  try {
+    const now = s.t.clock.now();
+    await there.admit(budget, now, true);
+    here.chargeTokens(caller, now, 9_999);
+    // The charging process counts its own tokens at once; one token is left.
+    await here.admit(budget, now, true);
+    here.chargeTokens(caller, now, 1);
+    await assert.rejects(here.admit(budget, now, true), /Daily limit of 10000 tokens reached for tier free/);
+    // A request that needs no tokens is still served.
+    await here.admit(budget, now, false);
+    // The other process, once the batch is written and its copy is older than 250 ms, refuses too.
+    await here.close();
+    await new Promise((r) => setTimeout(r, 300));
+    await assert.rejects(there.admit(budget, now, true), /Daily limit of 10000 tokens/);
+    const [row] = await s.t.db.query<{ taken: string }>('SELECT taken FROM limit_windows WHERE subject = $1 AND window_ms = $2 AND window_start = $3', [
+      tokensSubject(tenant.id),
+      DAY,
+      Math.floor(now.getTime() / DAY) * DAY,
+    ]);
+    assert.equal(Number(row?.taken), 10_000);
+    // The admin report counts what both processes admitted and charged, once written.
+    await there.close();
+    const usage = await s.req('/v1/admin/usage?days=1', admin);
+    const mine = usage.body.data.find((d: { tenant_id: string }) => d.tenant_id === tenant.id);
+    assert.deepEqual(mine.today, { requests: 3, tokens: 10_000 });
+  } finally {
+    await here.close();
+    await there.close();
+  }
 });

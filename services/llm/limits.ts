@@ -1,9 +1,15 @@
 /**
  * Limits (spec "Limits"): requests per minute in fixed one-minute windows and tokens per UTC
- * day, both counted in the database by single statements, so they hold across processes
- * sharing a store. A request over the minute's budget, or one that needs tokens when the
- * day's are spent, gets 429 RATE_LIMITED with `retry_after` (seconds until the window or the
- * day ends).
+ * day, counted across every process of the cluster by platform/limits: requests by its window
+ * limiter (exact, from a leased slice in the common case: no statement per request), tokens by
+ * its tally of units settled after the fact (a process's own tokens count at once, another
+ * process's within 300 ms). A request over the minute's budget, or one that needs tokens when
+ * the day's are spent, gets 429 RATE_LIMITED with `retry_after` (seconds until the window or
+ * the day ends). A request refused for the day's tokens is not counted in the minute.
+ *
+ * The admin usage report's requests and tokens per tenant and day (llm_usage_daily) are shown,
+ * not enforced: they are written in batches, at most a second after the request (flushed
+ * before this process reads them back).
  *
  * Whose budget a request spends:
  * - work done for a tenant (chat, embeddings, rerank with the tenant's key or an admin key's
@@ -14,7 +20,10 @@
  *   the account (OPERATOR_RPM, shared by its admin keys);
  * - an admin key's inference for no tenant spends its account plan's limits.
  */
-import type { Sql } from '../../platform/storage/database.ts';
+import { WindowTally, windowStart } from '../../platform/limits/tallies.ts';
+import { DAY, limiterFor, MINUTE, type WindowLimiter } from '../../platform/limits/windows.ts';
+import { CounterBatch } from '../../platform/storage/counter-batch.ts';
+import type { Database } from '../../platform/storage/database.ts';
 import type { Caller } from './caller.ts';
 import { qError } from './errors.ts';
 import { qPlan } from './plans.ts';
@@ -24,7 +33,7 @@ import type { TenantRow } from './tenants.ts';
 export const OPERATOR_RPM = Number(process.env.LATTICE_LLM_OPERATOR_RPM) || 1_000;
 
 export interface Budget {
-  /** The counter's key in llm_rate_windows and llm_usage_daily. */
+  /** Whose counts these are (a tenant's id, `key:<id>`, `operator:<account>`): the key of llm_usage_daily. */
   subject: string;
   requestsPerMinute: number;
   /** Tokens per UTC day; Infinity is unlimited. */
@@ -54,51 +63,77 @@ export function operatorBudget(c: Caller): Budget {
   return { subject: `operator:${c.accountId}`, requestsPerMinute: OPERATOR_RPM, tokensPerDay: Infinity, label: "the account's admin keys (operator limit)" };
 }
 
+/** The limit windows' subjects of a budget (platform/limits' table is shared by every service). */
+export const requestsSubject = (subject: string) => `llm:${subject}:requests`;
+export const tokensSubject = (subject: string) => `llm:${subject}:tokens`;
+
 function dayOf(now: Date): string {
   return now.toISOString().slice(0, 10);
 }
 
-function secondsToMidnight(now: Date): number {
-  const next = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1);
-  return Math.max(1, Math.ceil((next - now.getTime()) / 1000));
+/** The process's counters of the service's limits and usage. */
+export class QLimits {
+  private readonly requests: WindowLimiter;
+  private readonly tokens: WindowTally;
+  /** llm_usage_daily: [requests, tokens] per subject and day. */
+  private readonly usage: CounterBatch<{ subject: string; day: string }>;
+
+  constructor(private readonly db: Database) {
+    this.requests = limiterFor(db);
+    this.tokens = new WindowTally(db);
+    this.usage = new CounterBatch(db, {
+      idOf: (k) => `${k.subject}\0${k.day}`,
+      write: writeDailyUsage,
+      // Four arrays: four parameters whatever the rows.
+      rowsPerStatement: 10_000,
+    });
+  }
+
+  /** Counts one request; throws 429 when the minute's budget is spent or (with `needsTokens`) the day's tokens are. */
+  async admit(budget: Budget, now: Date, needsTokens: boolean): Promise<void> {
+    const { subject } = budget;
+    if (needsTokens && Number.isFinite(budget.tokensPerDay) && (await this.tokens.used(tokensSubject(subject), DAY, now)) >= budget.tokensPerDay) {
+      const retry = Math.max(1, Math.ceil((windowStart(now, DAY) + DAY - now.getTime()) / 1000));
+      throw qError('RATE_LIMITED', `Daily limit of ${budget.tokensPerDay} tokens reached for ${budget.label}; it resets at midnight UTC`, retry);
+    }
+    const taken = await this.requests.take(requestsSubject(subject), [{ name: 'minute', limit: budget.requestsPerMinute, ms: MINUTE }], now);
+    if (!taken.ok) {
+      throw qError('RATE_LIMITED', `Rate limit of ${budget.requestsPerMinute} requests per minute reached for ${budget.label}`, taken.retryAfterSeconds);
+    }
+    this.usage.add({ subject, day: dayOf(now) }, [1, 0]);
+  }
+
+  /** The tokens a request used, counted against the day. */
+  chargeTokens(c: Caller, now: Date, tokens: number): void {
+    if (tokens <= 0) return;
+    const { subject } = callerBudget(c);
+    this.tokens.add(tokensSubject(subject), DAY, windowStart(now, DAY), tokens);
+    this.usage.add({ subject, day: dayOf(now) }, [0, tokens]);
+  }
+
+  /** Writes this process's usage counts, before the report reads them. */
+  flushUsage(): Promise<void> {
+    return this.usage.flush();
+  }
+
+  /** A deleted tenant's counts: this process's are written first, so that none comes back after the delete. */
+  async forget(subject: string): Promise<void> {
+    await this.usage.flush();
+    await this.db.query('DELETE FROM llm_usage_daily WHERE subject = $1', [subject]);
+    await this.db.query('DELETE FROM limit_windows WHERE subject = ANY($1::text[])', [[requestsSubject(subject), tokensSubject(subject)]]);
+  }
+
+  async close(): Promise<void> {
+    await this.tokens.flush();
+    await this.usage.close();
+  }
 }
 
-/** Counts one request; throws 429 when the minute's budget is spent or (with `needsTokens`) the day's tokens are. */
-export async function admit(db: Sql, budget: Budget, now: Date, needsTokens: boolean): Promise<void> {
-  const { subject } = budget;
-  const windowStart = new Date(Math.floor(now.getTime() / 60_000) * 60_000);
-  // One statement: the minute's counter (refused at the limit) and, when it was counted, the day's.
-  const [row] = await db.query<{ requests: number | null; tokens: number | null }>(
-    `WITH w AS (
-       INSERT INTO llm_rate_windows (subject, window_start, requests) VALUES ($1, $2, 1)
-       ON CONFLICT (subject, window_start) DO UPDATE SET requests = llm_rate_windows.requests + 1
-         WHERE llm_rate_windows.requests < $3
-       RETURNING requests),
-     d AS (
-       INSERT INTO llm_usage_daily (subject, day, requests) SELECT $1, $4::date, 1 WHERE EXISTS (SELECT 1 FROM w)
-       ON CONFLICT (subject, day) DO UPDATE SET requests = llm_usage_daily.requests + 1
-       RETURNING tokens)
-     SELECT (SELECT requests FROM w) AS requests, (SELECT tokens FROM d) AS tokens`,
-    [subject, windowStart, budget.requestsPerMinute, dayOf(now)],
-  );
-  if (row?.requests === null || row?.requests === undefined) {
-    const retry = Math.max(1, Math.ceil((windowStart.getTime() + 60_000 - now.getTime()) / 1000));
-    throw qError('RATE_LIMITED', `Rate limit of ${budget.requestsPerMinute} requests per minute reached for ${budget.label}`, retry);
-  }
-  if (needsTokens && Number(row.tokens ?? 0) >= budget.tokensPerDay) {
-    throw qError('RATE_LIMITED', `Daily limit of ${budget.tokensPerDay} tokens reached for ${budget.label}; it resets at midnight UTC`, secondsToMidnight(now));
-  }
-  // Old windows are of no use: drop this subject's, now and then.
-  if (Math.random() < 0.01) await db.query('DELETE FROM llm_rate_windows WHERE subject = $1 AND window_start < $2', [subject, windowStart]);
-}
-
-/** The tokens a request used, counted against the day. */
-export async function chargeTokens(db: Sql, c: Caller, now: Date, tokens: number): Promise<void> {
-  if (tokens <= 0) return;
-  const { subject } = callerBudget(c);
+async function writeDailyUsage(db: Database, batch: ReadonlyArray<{ key: { subject: string; day: string }; amounts: number[] }>): Promise<void> {
   await db.query(
-    `INSERT INTO llm_usage_daily (subject, day, tokens) VALUES ($1, $2, $3)
-     ON CONFLICT (subject, day) DO UPDATE SET tokens = llm_usage_daily.tokens + $3`,
-    [subject, dayOf(now), tokens],
+    `INSERT INTO llm_usage_daily AS u (subject, day, requests, tokens)
+     SELECT * FROM unnest($1::text[], $2::date[], $3::bigint[], $4::bigint[])
+     ON CONFLICT (subject, day) DO UPDATE SET requests = u.requests + EXCLUDED.requests, tokens = u.tokens + EXCLUDED.tokens`,
+    [batch.map((b) => b.key.subject), batch.map((b) => b.key.day), batch.map((b) => b.amounts[0] ?? 0), batch.map((b) => b.amounts[1] ?? 0)],
   );
 }

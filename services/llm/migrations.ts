@@ -134,4 +134,15 @@ CREATE INDEX llm_training_open ON llm_training_jobs (status, lease_expires_at) W
 --;
 CREATE INDEX llm_training_event_pending ON llm_training_jobs (finished_at) WHERE event_pending`,
   },
+  {
+    // Requests per minute and tokens per day moved to platform/limits' table (limits.ts),
+    // pruned there. Today's tokens are carried over, so an upgrade does not reset the day.
+    id: 'llm/0003_limits_in_platform_windows',
+    sql: `DROP TABLE llm_rate_windows
+--;
+INSERT INTO limit_windows (subject, window_ms, window_start, taken, granted)
+SELECT 'llm:' || subject || ':tokens', 86400000, (extract(epoch FROM day) * 1000)::bigint, tokens, 0
+  FROM llm_usage_daily WHERE day = (now() AT TIME ZONE 'UTC')::date AND tokens > 0
+ON CONFLICT (subject, window_ms, window_start) DO UPDATE SET taken = EXCLUDED.taken`,
+  },
 ];

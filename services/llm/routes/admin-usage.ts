@@ -43,6 +43,7 @@ export function registerAdminUsage(app: ServiceApp, deps: QDeps): void {
       const caller = await begin(deps, req);
       requireAdmin(caller);
       const now = deps.ctx.now();
+      await deps.limits.flushUsage();
       const to = now.toISOString().slice(0, 10);
       const from = new Date(now.getTime() - (req.query.days - 1) * 86_400_000).toISOString().slice(0, 10);
       const rows = await deps.ctx.db.query<{ id: string; slug: string; tier: string; requests: number; tokens: number; today_requests: number; today_tokens: number }>(

@@ -12,7 +12,6 @@ import { UNKNOWN_FIELD_MESSAGE } from '../../../platform/http/validation.ts';
 import { LanguageError } from '../../../engines/language/errors.ts';
 import { choose, prepareChat, recordCompletion, spentTokens, type ChatBody } from '../chat.ts';
 import { commonErrors, formatQError, qError } from '../errors.ts';
-import { chargeTokens } from '../limits.ts';
 import { begin, bearerSecurity, requireLicense, TAG, type QDeps } from './context.ts';
 import { RerankTier } from './schemas.ts';
 
@@ -131,7 +130,7 @@ export function registerChat(app: ServiceApp, deps: QDeps): void {
         const set = await deps.language.generate(prepared.request, prepared.k).catch(languageError);
         const { index, meta } = await choose(deps.language, prepared, set);
         const c = set.candidates[index]!;
-        await chargeTokens(db, caller, deps.ctx.now(), spentTokens(set));
+        deps.limits.chargeTokens(caller, deps.ctx.now(), spentTokens(set));
         await recordCompletion(db, caller, prepared, c.content, userSystem);
         return {
           id: prepared.id,
@@ -179,7 +178,7 @@ export function registerChat(app: ServiceApp, deps: QDeps): void {
       const usage = { prompt_tokens: set.prompt_tokens, completion_tokens: c.completion_tokens, total_tokens: set.prompt_tokens + c.completion_tokens };
       frame({}, c.finish_reason, { usage, meta });
       raw.end('data: [DONE]\n\n');
-      await chargeTokens(db, caller, deps.ctx.now(), spentTokens(set));
+      deps.limits.chargeTokens(caller, deps.ctx.now(), spentTokens(set));
       await recordCompletion(db, caller, prepared, c.content, userSystem);
       return reply;
     },

@@ -7,7 +7,7 @@ import { pathTenant, resolveCaller, type Caller } from '../caller.ts';
 import { qError } from '../errors.ts';
 import type { DatasetIndexes } from '../datasets.ts';
 import type { Language } from '../language.ts';
-import { admit, callerBudget, operatorBudget, tenantBudget } from '../limits.ts';
+import { callerBudget, operatorBudget, tenantBudget, type QLimits } from '../limits.ts';
 import type { TenantRow } from '../tenants.ts';
 import type { Adapters } from '../training/adapters.ts';
 import type { Events } from '../events.ts';
@@ -21,6 +21,8 @@ export interface QDeps {
   trainer: Trainer;
   /** The datasets' search indexes this app keeps open. */
   datasets: DatasetIndexes;
+  /** The process's counters of limits and usage. */
+  limits: QLimits;
   /** `Authorization: Bearer <key>` of this service (sets `req.identity`), checked before the body is. */
   bearerAuth: preValidationAsyncHookHandler;
 }
@@ -43,7 +45,7 @@ export const TAG = {
  */
 export async function begin(deps: QDeps, req: FastifyRequest, opts: { tokens?: boolean; inference?: boolean } = {}): Promise<Caller> {
   const caller = await resolveCaller(deps.ctx.db, req);
-  await admit(deps.ctx.db, opts.inference ? callerBudget(caller) : operatorBudget(caller), deps.ctx.now(), Boolean(opts.tokens));
+  await deps.limits.admit(opts.inference ? callerBudget(caller) : operatorBudget(caller), deps.ctx.now(), Boolean(opts.tokens));
   return caller;
 }
 
@@ -55,9 +57,9 @@ export async function begin(deps: QDeps, req: FastifyRequest, opts: { tokens?: b
 export async function beginForTenant(deps: QDeps, req: FastifyRequest, ref: string): Promise<{ caller: Caller; tenant: TenantRow }> {
   const db = deps.ctx.db;
   const caller = await resolveCaller(db, req);
-  if (!caller.admin) await admit(db, callerBudget(caller), deps.ctx.now(), false);
+  if (!caller.admin) await deps.limits.admit(callerBudget(caller), deps.ctx.now(), false);
   const tenant = await pathTenant(db, caller, ref);
-  if (caller.admin) await admit(db, tenantBudget(tenant), deps.ctx.now(), false);
+  if (caller.admin) await deps.limits.admit(tenantBudget(tenant), deps.ctx.now(), false);
   return { caller, tenant };
 }
 

@@ -8,7 +8,6 @@ import type { ServiceApp } from '../../../platform/http/app.ts';
 import { LanguageError } from '../../../engines/language/errors.ts';
 import { embeddingsJson } from '../embeddings-json.ts';
 import { commonErrors, qError } from '../errors.ts';
-import { chargeTokens } from '../limits.ts';
 import { begin, bearerSecurity, TAG, type QDeps } from './context.ts';
 import { MAX_TEXT_CHARS } from './schemas.ts';
 
@@ -54,7 +53,7 @@ export function registerEmbeddings(app: ServiceApp, deps: QDeps): void {
         if (err instanceof LanguageError) throw qError(err.code === 'model_not_found' ? 'MODEL_NOT_FOUND' : err.status < 500 ? 'INVALID_REQUEST' : 'INTERNAL_ERROR', err.message);
         throw err;
       }
-      await chargeTokens(deps.ctx.db, caller, deps.ctx.now(), r.usage.total_tokens);
+      deps.limits.chargeTokens(caller, deps.ctx.now(), r.usage.total_tokens);
       // Serialised here, into the bytes that go out (embeddings-json.ts says why); the
       // content type is the one Fastify gave the JSON string this route used to send.
       return reply.type('application/json; charset=utf-8').send(embeddingsJson(r, b.encoding_format ?? 'float'));

@@ -172,8 +172,7 @@ export function registerTenants(app: ServiceApp, deps: QDeps): void {
       }
       await db.query('DELETE FROM llm_tenants WHERE id = $1', [t.id]);
       await forgetTenants(db);
-      await db.query('DELETE FROM llm_usage_daily WHERE subject = $1', [t.id]);
-      await db.query('DELETE FROM llm_rate_windows WHERE subject = $1', [t.id]);
+      await deps.limits.forget(t.id);
       return { id: t.id, deleted: true };
     },
   );

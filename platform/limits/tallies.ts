@@ -24,6 +24,8 @@ import type { Database } from '../storage/database.ts';
 
 interface Count {
   start: number;
+  /** When the window ends (ms): the count is of no use after. */
+  end: number;
   /** The table's count when last read. */
   read: number;
   readAt: number;
@@ -110,7 +112,7 @@ export class WindowTally {
   /** Counts of windows that have ended are of no use. */
   prune(now: Date): void {
     const t = now.getTime();
-    for (const [key, c] of this.counts) if (c.start + Number(key.slice(0, key.indexOf('\u0000'))) <= t) this.counts.delete(key);
+    for (const [key, c] of this.counts) if (c.end <= t) this.counts.delete(key);
   }
 
   private countOf(subject: string, ms: number, start: number): Count {
@@ -119,7 +121,7 @@ export class WindowTally {
     if (!count || count.start !== start) {
       if (!count && this.counts.size >= 100_000) this.prune(new Date());
       // Never read: the table's count is unknown, so the first check reads it.
-      count = { start, read: 0, readAt: -Infinity, settled: 0, written: 0, writtenAtRead: 0 };
+      count = { start, end: start + ms, read: 0, readAt: -Infinity, settled: 0, written: 0, writtenAtRead: 0 };
       this.counts.set(key, count);
     }
     return count;

@@ -116,11 +116,14 @@ export class QLimits {
     return this.usage.flush();
   }
 
-  /** A deleted tenant's counts: this process's are written first, so that none comes back after the delete. */
+  /**
+   * A deleted tenant's usage rows: this process's counts are written first, so that none comes
+   * back after the delete. (Its limit windows are platform/limits' rows, pruned an hour after
+   * each window ends; a tenant id is never reused.)
+   */
   async forget(subject: string): Promise<void> {
     await this.usage.flush();
     await this.db.query('DELETE FROM llm_usage_daily WHERE subject = $1', [subject]);
-    await this.db.query('DELETE FROM limit_windows WHERE subject = ANY($1::text[])', [[requestsSubject(subject), tokensSubject(subject)]]);
   }
 
   async close(): Promise<void> {

@@ -81,6 +81,10 @@ test('deleting a tenant stops its key at once and removes its data', async () =>
   assert.equal((await s.req(`/v1/tenants/${a.id}`, s.admin)).body.error.code, 'TENANT_NOT_FOUND');
   const rows = await s.t.db.query('SELECT 1 FROM llm_feedback WHERE tenant_id = $1', [a.id]);
   assert.equal(rows.length, 0);
+  // Its usage rows too, and the feedback request's count, still in memory at the delete, does
+  // not write one back once the batch's second has passed.
+  await new Promise((r) => setTimeout(r, 1_200));
+  assert.equal((await s.t.db.query('SELECT 1 FROM llm_usage_daily WHERE subject = $1', [a.id])).length, 0);
 });
 
 test('X-Tenant-ID: a tenant key may name only itself; an admin key picks a tenant of its account', async () => {

@@ -131,3 +131,28 @@ test("tokens one process charged count in another's day: refused there once its 
     await there.close();
   }
 });
+
+test("requests refused for the day's tokens are not counted in the minute, nor in the report", async () => {
+  const { key: admin } = await s.t.newKey({ role: 'admin' });
+  const created = await s.req('/v1/tenants', admin, { body: { name: 'Spent day', tier: 'free' } });
+  assert.equal(created.status, 201);
+  const budget = tenantBudget({ id: created.body.id, tier: 'free' } as TenantRow);
+  const limits = new QLimits(s.t.db);
+  try {
+    const now = s.t.clock.now();
+    await s.t.db.query('INSERT INTO limit_windows (subject, window_ms, window_start, taken, granted) VALUES ($1, $2, $3, 10000, 0)', [
+      tokensSubject(created.body.id),
+      DAY,
+      Math.floor(now.getTime() / DAY) * DAY,
+    ]);
+    for (let i = 0; i < 30; i++) await assert.rejects(limits.admit(budget, now, true), /Daily limit of 10000 tokens/);
+    // The minute's 20 are all still there for requests that spend no tokens; the 21st is refused.
+    for (let i = 0; i < 20; i++) await limits.admit(budget, now, false);
+    await assert.rejects(limits.admit(budget, now, false), /20 requests per minute reached for tier free/);
+    await limits.flushUsage();
+    const [row] = await s.t.db.query<{ requests: string }>('SELECT requests FROM llm_usage_daily WHERE subject = $1', [created.body.id]);
+    assert.equal(Number(row?.requests), 20);
+  } finally {
+    await limits.close();
+  }
+});

@@ -41,6 +41,13 @@ test('counts are written within about a second with no flush, and at close', asy
   batch.add(key(id), 4);
   await batch.close();
   assert.equal(await readCounter(store.db, key(id)), 5);
+  // A count added after close (a request ending while the process stops) is written at once.
+  batch.add(key(id), 2);
+  const soon = Date.now() + 500;
+  while ((await readCounter(store.db, key(id))) !== 7) {
+    assert.ok(Date.now() < soon, 'a count added after close was not written');
+    await new Promise((r) => setTimeout(r, 20));
+  }
 });
 
 test("a deleted account's counts are dropped without losing the others written with them", async () => {

@@ -39,7 +39,9 @@ export class CounterBatch<K> {
     const entry = this.pending.get(id);
     if (entry) for (let i = 0; i < amounts.length; i++) entry.amounts[i] = (entry.amounts[i] ?? 0) + amounts[i]!;
     else this.pending.set(id, { key, amounts: [...amounts] });
-    if (!this.timer && !this.closed) {
+    // After close (a request that ends while the process stops) a count is written at once.
+    if (this.closed) void this.flush().catch(() => {});
+    else if (!this.timer) {
       this.timer = setTimeout(() => void this.flush().catch(() => {}), this.options.flushAfterMs ?? 1_000);
       this.timer.unref();
     }

@@ -24,18 +24,34 @@ function counting(db: Database): { db: Database; on: boolean; n: number } {
   return c;
 }
 
+/**
+ * Runs `body` on a fresh store, counted (above), with this process's workers started and warm
+ * on it; stops both after. On PostgreSQL the test files share one database, a schema each:
+ * other files' submissions notify their own schema's channel (platform/storage/channels.ts),
+ * not this runner's.
+ */
+async function withWorkers(
+  options: Parameters<typeof startQuantumWorkers>[1],
+  body: (o: { db: Database; ctx: ServiceContext; store: ReturnType<typeof counting> }) => Promise<void>,
+): Promise<void> {
+  const { db, close } = await openTestDatabase(allMigrations([]));
+  const store = counting(db);
+  const ctx: ServiceContext = { db: store.db, dataDir: '', now: () => new Date(), queue: () => Promise.reject(new Error('no queue in this test')) };
+  const workers = await startQuantumWorkers(ctx, options);
+  await workers.pool.warm();
+  try {
+    await body({ db, ctx, store });
+  } finally {
+    await workers.release();
+    await close();
+  }
+}
+
 describe('the job path of a process with a free worker', () => {
-  it('takes the job with its insert, wakes the waiter on the local end and serves the result from memory: two statements per job', async () => {
-    const { db, close } = await openTestDatabase(allMigrations([]));
-    const store = counting(db);
-    // On PostgreSQL the test files share one database, a schema each: other files' submissions
-    // notify their own schema's channel (platform/storage/channels.ts), not this runner's.
-    const ctx: ServiceContext = { db: store.db, dataDir: '', now: () => new Date(), queue: () => Promise.reject(new Error('no queue in this test')) };
+  it('runs a small job before its insert, which writes it finished, and serves the waiter and the result from memory: one statement per job', async () => {
     // No poll, no waiter's read and no stage writes inside the measured window: only the job's
     // own statements count (a loaded machine can run a job past the waiter's 250 ms read).
-    const workers = await startQuantumWorkers(ctx, { pollMs: 600_000, stageWriteDelayMs: 600_000, waitPollMs: 600_000 });
-    await workers.pool.warm();
-    try {
+    await withWorkers({ pollMs: 600_000, stageWriteDelayMs: 600_000, waitPollMs: 600_000 }, async ({ db, ctx, store }) => {
       const account = await createAccount(db, { email: 'hot@example.test' });
       const scope = { service: 'hot', accountId: account.id };
       const jobs = 10;
@@ -57,26 +73,64 @@ describe('the job path of a process with a free worker', () => {
         assert.equal(JSON.stringify(read), JSON.stringify(fromRow), 'and serializes byte for byte as the row does');
         assert.equal(await getJobWithResult(ctx, { service: 'hot', accountId: 'acc_someone_else' }, job.id), null);
         assert.equal(await getJobWithResult(ctx, { service: 'other', accountId: account.id }, job.id), null);
-        const [row] = await db.query<{ attempts: number; same: boolean }>('SELECT attempts, started_at = created_at AS same FROM quantum_jobs WHERE id = $1', [job.id]);
-        assert.deepEqual(row, { attempts: 1, same: true }, 'claimed by its insert, in the same moment');
+        const [row] = await db.query<{ attempts: number; same: boolean; ordered: boolean; owner: string | null }>(
+          `SELECT attempts, started_at = created_at AS same, owner,
+                  created_at <= run_started_at AND run_started_at <= finished_at AND updated_at = finished_at AS ordered
+             FROM quantum_jobs WHERE id = $1`,
+          [job.id],
+        );
+        assert.deepEqual(row, { attempts: 1, same: true, ordered: true, owner: null }, 'taken by its insert, in the same moment, and written finished');
         store.on = true;
       }
       store.on = false;
-      // Per job: the insert that claims it and the UPDATE that completes it; no claim, no empty
-      // claim when the worker frees up, no read by the waiter, none for the result.
-      assert.equal(store.n, jobs * 2, `${store.n} statements on the jobs table for ${jobs} jobs`);
-    } finally {
-      await workers.release();
-      await close();
-    }
+      // Per job: the insert, which writes it finished; no claim, no completion, no empty claim
+      // when the worker frees up, no read by the waiter, none for the result.
+      assert.equal(store.n, jobs, `${store.n} statements on the jobs table for ${jobs} jobs`);
+    });
+  });
+
+  it('takes a job that runs on a worker with its insert and completes it with one UPDATE: two statements per job', async () => {
+    await withWorkers({ pollMs: 600_000, stageWriteDelayMs: 600_000, waitPollMs: 600_000 }, async ({ db, ctx, store }) => {
+      const account = await createAccount(db, { email: 'worker@example.test' });
+      const scope = { service: 'hot', accountId: account.id };
+      // Twelve qubits: past the inline bound (inline.ts), so it runs on a worker after its insert.
+      const wide: CircuitTask = { ...task(), qasm: 'OPENQASM 2.0;\ninclude "qelib1.inc";\nqreg q[12];\ncreg c[12];\nh q[0];\ncx q[0],q[11];\nmeasure q -> c;\n' };
+      store.on = true;
+      const job = await submitJob(ctx, { ...scope, kind: 'run', backend: 'statevector_simulator', input: { task: wide } });
+      assert.equal(job.status, 'queued');
+      assert.equal((await waitForJob(ctx, scope, job.id, 30_000))?.status, 'completed');
+      store.on = false;
+      assert.equal(store.n, 2, `${store.n} statements on the jobs table: the insert that claims it and the UPDATE that completes it`);
+    });
+  });
+
+  it('charges a job written finished at its insert as a completion does: its run time against its hold, the rest refunded, with and without a quota', async () => {
+    await withWorkers({ pollMs: 600_000 }, async ({ db, ctx }) => {
+      // The second: a quota of 2 minutes shortens the hold of 5 to what is left (the insert's checked form).
+      for (const [i, limits] of [undefined, { minutesIncluded: 2, maxConcurrent: 10 }].entries()) {
+        const account = await createAccount(db, { email: `ledger${i}@example.test` });
+        const scope = { service: 'hot', accountId: account.id };
+        const job = await submitJob(ctx, { ...scope, kind: 'run', backend: 'statevector_simulator', input: { task: task() }, minutesKind: 'simulation', holdMinutes: 5, limits });
+        assert.equal(job.status, 'queued');
+        assert.equal(job.chargedMinutes, 0, 'answered as submitted');
+        assert.equal(job.finishedAt, null);
+        const [row] = await db.query<{ status: string; hold: string; reserved: string; charged: string; refunded: string; ms: number }>(
+          `SELECT status, hold_minutes::text AS hold, reserved_minutes::text AS reserved, charged_minutes::text AS charged,
+                  refunded_minutes::text AS refunded, execution_ms AS ms FROM quantum_jobs WHERE id = $1`,
+          [job.id],
+        );
+        const hold = limits ? 2 : 5;
+        assert.equal(row!.status, 'completed');
+        assert.equal(Number(row!.hold), hold);
+        assert.equal(Number(row!.reserved), hold);
+        assert.equal(row!.charged, (row!.ms / 60_000).toFixed(9), 'the run time, in minutes to 9 places');
+        assert.equal(Number(row!.charged) + Number(row!.refunded), hold, 'charged and refunded make up the hold');
+      }
+    });
   });
 
   it('serves a result of between 8 and 64 KB (stored compressed) from memory exactly as its row reads', async () => {
-    const { db, close } = await openTestDatabase(allMigrations([]));
-    const ctx: ServiceContext = { db, dataDir: '', now: () => new Date(), queue: () => Promise.reject(new Error('no queue in this test')) };
-    const workers = await startQuantumWorkers(ctx, { pollMs: 600_000, stageWriteDelayMs: 600_000 });
-    await workers.pool.warm();
-    try {
+    await withWorkers({ pollMs: 600_000, stageWriteDelayMs: 600_000 }, async ({ db, ctx }) => {
       const account = await createAccount(db, { email: 'mid@example.test' });
       const scope = { service: 'hot', accountId: account.id };
       // 1000 shots of memory on 3 qubits: about 8 KB of bit strings, beside counts and the optimizer's output.
@@ -90,18 +144,11 @@ describe('the job path of a process with a free worker', () => {
       assert.ok(size > 8 * 1024 && size <= 64 * 1024, `${size} bytes of result JSON`);
       const fromRow = await selectJobWithResult(db, scope, job.id);
       assert.equal(JSON.stringify(read), JSON.stringify(fromRow), 'memory and row serialize byte for byte alike');
-    } finally {
-      await workers.release();
-      await close();
-    }
+    });
   });
 
   it('queues a job whose backend has jobs waiting, and a device job while its device is in work, then runs them in order', async () => {
-    const { db, close } = await openTestDatabase(allMigrations([]));
-    const ctx: ServiceContext = { db, dataDir: '', now: () => new Date(), queue: () => Promise.reject(new Error('no queue in this test')) };
-    const workers = await startQuantumWorkers(ctx, { workers: 2 });
-    await workers.pool.warm();
-    try {
+    await withWorkers({ workers: 2 }, async ({ db, ctx }) => {
       const account = await createAccount(db, { email: 'order@example.test' });
       const scope = { service: 'order', accountId: account.id };
       const device = 'lattice_line_5';
@@ -127,10 +174,7 @@ describe('the job path of a process with a free worker', () => {
         assert.equal(byStart[i]!.status, 'completed');
         assert.ok(byStart[i]!.startedAt! >= byStart[i - 1]!.finishedAt!, `one job at a time on the device: ${timeline(byStart)}`);
       }
-    } finally {
-      await workers.release();
-      await close();
-    }
+    });
   });
 });
 

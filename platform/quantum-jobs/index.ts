@@ -166,24 +166,45 @@ export async function prepareCircuit(ctx: ServiceContext, task: CircuitTask): Pr
  * Inserts a job (quota checks and insert in one transaction) and starts it at once when a
  * worker is free. With a free worker in this process the insert also claims the job when it
  * would head its queue (records.insertAndClaim): the row is written already taken by this
- * process and handed to the worker, with no claim statement and no NOTIFY. The job is returned
- * as submitted (`queued`), as the insert alone would return it.
+ * process and handed to the worker, with no claim statement and no NOTIFY; a small circuit
+ * (inline.ts) runs before the insert, which then writes the job finished, its result and
+ * charge included (one statement for the whole job; records.InsertClaim.completed). The job is
+ * returned as submitted (`queued`), as the insert alone would return it.
  */
 export async function submitJob(ctx: ServiceContext, job: NewJob<JobInput>): Promise<QuantumJob<JobInput>> {
   const runner = runnerOf(ctx);
   const claim = runner?.reserve(job) ?? null;
+  const now = ctx.now();
+  // A small circuit runs now, and its insert writes it finished (runner.runBeforeInsert).
+  const ran = claim && !claim.device ? runner!.runBeforeInsert(job.input.task) : null;
   let row: QuantumJob<JobInput>;
   try {
-    row = await insertAndClaim(ctx.db, job, ctx.now(), claim);
+    row = await insertAndClaim(ctx.db, job, now, claim && ran ? { ...claim, completed: ran } : claim);
   } catch (err) {
     if (claim) runner!.settle(null);
     throw err;
   }
-  if (claim) runner!.settle(row);
+  if (claim) runner!.settle(row, ran);
   else runner?.kick();
-  if (row.status !== 'queued') return { ...row, status: 'queued', startedAt: null, attempts: row.attempts - 1 };
+  if (row.status !== 'queued') return asSubmitted(row);
   if (ctx.db.kind === 'postgres') await notify(ctx.db, 'quantum_jobs_new', row.id);
   return row;
+}
+
+/** A job taken at its insert (claimed, or written finished) as the insert of a queued job returns it. */
+function asSubmitted(row: QuantumJob<JobInput>): QuantumJob<JobInput> {
+  return {
+    ...row,
+    status: 'queued',
+    attempts: row.attempts - 1,
+    chargedMinutes: 0,
+    refundedMinutes: 0,
+    executionMs: null,
+    startedAt: null,
+    runStartedAt: null,
+    finishedAt: null,
+    updatedAt: row.createdAt,
+  };
 }
 
 export async function getJob(ctx: ServiceContext, scope: Scope, id: string): Promise<QuantumJob<JobInput> | null> {

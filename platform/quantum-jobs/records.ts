@@ -269,6 +269,21 @@ export interface InsertClaim {
   leaseNow: Date;
   /** The job occupies an emulated device while it runs. */
   device: boolean;
+  /**
+   * The job already ran, in the submitting process before its insert (a small circuit,
+   * inline.ts): taken at insert, the row is written finished, `completed` with this result and
+   * charged as `complete` charges, with no claim, lease or second statement. Not taken (a job
+   * queued before it), it is written `queued` as without this and the result is dropped.
+   */
+  completed?: RanBeforeInsert;
+}
+
+/** A job's run done before its insert (InsertClaim.completed). */
+export interface RanBeforeInsert {
+  result: unknown;
+  executionMs: number;
+  runStartedAt: Date;
+  finishedAt: Date;
 }
 
 /**
@@ -276,13 +291,42 @@ export interface InsertClaim {
  * (claimParams). The device clause is left out of the text when it does not apply: the
  * embedded store plans every statement afresh, and each subquery adds to that.
  */
-const claimOk = (p: number, device: boolean) => `(SELECT ($${p}::text IS NOT NULL AND $${p + 2}::timestamptz IS NOT NULL
+const claimOk = (p: number, device: boolean) => `(SELECT ($${p}::text IS NOT NULL AND $${p + 1}::timestamptz IS NOT NULL AND $${p + 2}::timestamptz IS NOT NULL
      AND NOT EXISTS (SELECT 1 FROM quantum_jobs e WHERE e.backend = $6 AND e.status = 'queued')${device ? `
      AND NOT EXISTS (SELECT 1 FROM quantum_jobs r WHERE r.backend = $6 AND r.kind = 'run' AND r.status IN ${IN_WORK} AND r.lease_until > $${p + 2}::timestamptz)` : ''}) AS ok)`;
-const CLAIM_COLUMNS = `, owner, lease_until, started_at, attempts`;
-const claimValues = (p: number) =>
-  `, CASE WHEN c.ok THEN $${p}::text END, CASE WHEN c.ok THEN $${p + 1}::timestamptz END, CASE WHEN c.ok THEN $12::timestamptz END, CASE WHEN c.ok THEN 1 ELSE 0 END`;
-const claimParams = (claim: InsertClaim) => [claim.owner, claim.leaseUntil, claim.leaseNow];
+/**
+ * What a claim at insert writes: the row's status and updated_at (the statement's $12 when not
+ * taken), and the claim's own columns and values; `hold` is the SQL of the hold written. Its
+ * parameters are $p.. (claimParams). A job that already ran (InsertClaim.completed) is written
+ * as `complete` would leave it: its result, times and charge, no owner or lease.
+ */
+function claimSql(p: number, claim: InsertClaim, hold: string): { status: string; updatedAt: string; columns: string; values: string } {
+  const when = (v: string, otherwise = 'NULL') => `CASE WHEN c.ok THEN ${v} ELSE ${otherwise} END`;
+  if (!claim.completed) {
+    return {
+      status: when(`'validating'`, `'queued'`),
+      updatedAt: '$12::timestamptz',
+      columns: ', owner, lease_until, started_at, attempts',
+      values: `, ${when(`$${p}::text`)}, ${when(`$${p + 1}::timestamptz`)}, ${when('$12::timestamptz')}, ${when('1', '0')}`,
+    };
+  }
+  const charged = `LEAST(${hold}, $${p + 8}::numeric)`;
+  return {
+    status: when(`'completed'`, `'queued'`),
+    updatedAt: when(`$${p + 7}::timestamptz`, '$12::timestamptz'),
+    columns: ', started_at, attempts, run_started_at, finished_at, execution_ms, result, result_gz, charged_minutes, refunded_minutes',
+    values: `, ${when('$12::timestamptz')}, ${when('1', '0')}, ${when(`$${p + 6}::timestamptz`)}, ${when(`$${p + 7}::timestamptz`)}, ` +
+      `${when(`$${p + 5}::double precision`)}, ${when(`$${p + 3}::jsonb`)}, ${when(`$${p + 4}::bytea`)}, ${when(charged, '0')}, ${when(`${hold} - ${charged}`, '0')}`,
+  };
+}
+
+function claimParams(claim: InsertClaim): unknown[] {
+  const base = [claim.owner, claim.leaseUntil, claim.leaseNow];
+  const ran = claim.completed;
+  if (!ran) return base;
+  const { json, gz } = encodeResult(ran.result);
+  return [...base, gz ? null : json, gz, ran.executionMs, ran.runStartedAt, ran.finishedAt, minutes(ran.executionMs)];
+}
 
 /**
  * insertJob, and with `claim` the claim at insert (see InsertClaim): the row comes back
@@ -295,12 +339,13 @@ export async function insertAndClaim<I>(db: Database, job: NewJob<I>, now: Date,
   const insert = async (tx: Sql, holdMinutes = hold): Promise<QuantumJob<I>> => {
     const base = [id, job.service, job.accountId, job.keyId ?? null, job.kind, job.backend, JSON.stringify(job.input), job.batchId ?? null,
       job.minutesKind ?? null, holdMinutes, job.credits ?? 0, now];
-    const [row] = claim
+    const taken = claim ? claimSql(13, claim, '$10::numeric') : null;
+    const [row] = claim && taken
       ? await tx.query<Row>(
           `INSERT INTO quantum_jobs (id, service, account_id, key_id, kind, backend, status, input, batch_id, minutes_kind,
-             hold_minutes, reserved_minutes, credits, created_at, updated_at${CLAIM_COLUMNS})
-           SELECT $1, $2, $3, $4, $5, $6, CASE WHEN c.ok THEN 'validating' ELSE 'queued' END, $7::jsonb, $8, $9, $10::numeric, $10::numeric,
-                  $11::int, $12::timestamptz, $12::timestamptz${claimValues(13)}
+             hold_minutes, reserved_minutes, credits, created_at, updated_at${taken.columns})
+           SELECT $1, $2, $3, $4, $5, $6, ${taken.status}, $7::jsonb, $8, $9, $10::numeric, $10::numeric,
+                  $11::int, $12::timestamptz, ${taken.updatedAt}${taken.values}
              FROM ${claimOk(13, claim.device)} c
            RETURNING ${COLUMNS}`,
           [...base, ...claimParams(claim)],
@@ -329,12 +374,13 @@ export async function insertAndClaim<I>(db: Database, job: NewJob<I>, now: Date,
     : // $13 and $14 are typed here too: a parameter no statement uses has no type, which PostgreSQL refuses.
       `SELECT count(*) AS active, 0::numeric AS minutes, 0::bigint AS credits
          FROM quantum_jobs WHERE service = $2 AND account_id = $3 AND status IN ${ACTIVE_SQL} AND $13::text IS NOT NULL AND $14::timestamptz IS NOT NULL`;
+  const taken = claim ? claimSql(18, claim, 'h.hold') : null;
   const sql = `WITH u AS (${usage}),
      ins AS (
        INSERT INTO quantum_jobs (id, service, account_id, key_id, kind, backend, status, input, batch_id, minutes_kind,
-         hold_minutes, reserved_minutes, credits, created_at, updated_at${claim ? CLAIM_COLUMNS : ''})
-       SELECT $1, $2, $3, $4, $5, $6, ${claim ? `CASE WHEN c.ok THEN 'validating' ELSE 'queued' END` : `'queued'`}, $7::jsonb, $8, $9, h.hold, h.hold, $11::int,
-              $12::timestamptz, $12::timestamptz${claim ? claimValues(18) : ''}
+         hold_minutes, reserved_minutes, credits, created_at, updated_at${taken?.columns ?? ''})
+       SELECT $1, $2, $3, $4, $5, $6, ${taken?.status ?? `'queued'`}, $7::jsonb, $8, $9, h.hold, h.hold, $11::int,
+              $12::timestamptz, ${taken?.updatedAt ?? '$12::timestamptz'}${taken?.values ?? ''}
          FROM u, LATERAL (SELECT CASE WHEN $16::numeric IS NULL THEN $10::numeric ELSE LEAST($10::numeric, round($16::numeric - u.minutes, 9)) END AS hold) h${claim ? `,
               LATERAL ${claimOk(18, claim.device)} c` : ''}
         WHERE ($15::bigint IS NULL OR u.active < $15::bigint)

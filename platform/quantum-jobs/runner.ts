@@ -24,10 +24,12 @@ import {
   TERMINAL,
   type InsertClaim,
   type QuantumJob,
+  type RanBeforeInsert,
   type Scope,
 } from './records.ts';
 import { FinishedHandlers, runFinishedHandlers } from './finished.ts';
-import type { CircuitTask, JobInput, Stage, TaskResult } from './task.ts';
+import { runsInline } from './inline.ts';
+import { executeTask, type CircuitTask, type JobInput, type Stage, type TaskResult } from './task.ts';
 
 export type { JobInput } from './task.ts';
 
@@ -216,9 +218,33 @@ export class QuantumRunner {
     return { owner: this.owner, leaseUntil: new Date(Date.now() + this.leaseMs), leaseNow: new Date(), device };
   }
 
+  /**
+   * Runs a small task on this thread before its job's insert (inline.ts says which tasks), so
+   * that the insert writes the job finished (InsertClaim.completed): one statement for the
+   * whole job instead of an insert and a completion. Null when the task is not one of those or
+   * its run failed; that job takes the usual way (claimed at insert, run, its failure recorded).
+   */
+  runBeforeInsert(task: CircuitTask): RanBeforeInsert | null {
+    if (this.stopped || !runsInline('execute', task)) return null;
+    let runStartedAt: Date | null = null;
+    try {
+      const result = executeTask(task, (stage) => {
+        if (stage === 'running') runStartedAt = this.ctx.now();
+      });
+      const finishedAt = this.ctx.now();
+      return { result, executionMs: result.execution_time_ms, runStartedAt: runStartedAt ?? finishedAt, finishedAt };
+    } catch {
+      return null;
+    }
+  }
+
   /** Ends a reservation: runs the job its insert claimed, or (not claimed, or no insert) claims as usual. */
-  settle(row: QuantumJob<JobInput> | null): void {
+  settle(row: QuantumJob<JobInput> | null, ran: RanBeforeInsert | null = null): void {
     this.reserved--;
+    if (row?.status === 'completed' && ran) {
+      this.finishedAtInsert(row, ran);
+      return;
+    }
     if (row && row.status !== 'queued') {
       if (this.stopped) {
         // Stopped while the insert ran: the job goes back to its queue for the next process.
@@ -232,6 +258,17 @@ export class QuantumRunner {
     }
     if (row) this.kick();
     else this.drain();
+  }
+
+  /** A job its insert wrote finished (runBeforeInsert): what the end of a run does after `complete`, without the run. */
+  private finishedAtInsert(job: QuantumJob<JobInput>, ran: RanBeforeInsert): void {
+    observeQuantumWait(job.service, job.backend, Math.max(0, (ran.runStartedAt.getTime() - job.createdAt.getTime()) / 1000));
+    this.remember(job, ran.result as TaskResult);
+    this.announce(job);
+    // On the next turn, as a run's end comes after its insert's answer: the submitter's own
+    // statements about the job (a runtime job's phase, a webhook's lookup) go first.
+    this.track(new Promise<void>((resolve) => setImmediate(() => void runFinishedHandlers(this.ctx, this.finished, job).finally(resolve))));
+    this.drain();
   }
 
   private launch(job: QuantumJob<JobInput>): void {
@@ -399,6 +436,12 @@ export class QuantumRunner {
    * (a completed row no longer changes); null when not at hand.
    */
   recentResult<R>(scope: Scope, id: string): { job: QuantumJob<JobInput>; result: R } | null {
+    const r = this.recentOf(scope, id);
+    return r ? { job: structuredClone(r.job), result: JSON.parse(r.resultJson) as R } : null;
+  }
+
+  /** The entry of `recent` for a job of `scope`, while it is kept. */
+  private recentOf(scope: Scope, id: string): Recent | null {
     const r = this.recent.get(id);
     if (!r) return null;
     if (r.until <= Date.now()) {
@@ -406,7 +449,7 @@ export class QuantumRunner {
       return null;
     }
     if (r.job.service !== scope.service || (scope.accountId !== undefined && r.job.accountId !== scope.accountId)) return null;
-    return { job: structuredClone(r.job), result: JSON.parse(r.resultJson) as R };
+    return r;
   }
 
   /** Stops the simulation of a job this process runs (after its row was cancelled). */
@@ -431,6 +474,9 @@ export class QuantumRunner {
    */
   async waitFor(service: string, accountId: string | undefined, id: string, timeoutMs: number): Promise<QuantumJob<JobInput> | null> {
     const scope = { service, accountId };
+    // A job this process completed a moment ago (one its insert wrote finished, most often) needs no read either.
+    const recent = this.recentOf(scope, id);
+    if (recent) return structuredClone(recent.job);
     // A job this process runs and has not ended yet needs no read: its end arrives as an event.
     const a = this.active.get(id);
     const local = a && !a.announced && timeoutMs > 0 && a.job.service === service && (accountId === undefined || a.job.accountId === accountId);

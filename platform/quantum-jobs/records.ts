@@ -154,7 +154,9 @@ function encode(result: unknown): Encoded {
   let out: Encoded;
   if (json.length > COMPRESS_ABOVE_BYTES) out = { json: null, gz: gzipSync(json, { level: 6 }), readAs: null };
   else {
-    const readAs = JSON.stringify(jsonbOrder(JSON.parse(json)));
+    // Plain data (every result a task returns) is ordered as it is; anything else as its JSON reads.
+    const ordered = plainJsonbOrder(result);
+    const readAs = JSON.stringify(ordered === NOT_PLAIN ? jsonbOrder(JSON.parse(json)) : ordered);
     out = json.length > INLINE_MAX_BYTES ? { json, gz: gzipSync(readAs, { level: 1 }), readAs } : { json, gz: null, readAs };
   }
   if (typeof result === 'object' && result !== null) encodings.set(result, out);
@@ -180,8 +182,17 @@ function jsonbKeyOrder(a: string, b: string): number {
   const la = Buffer.byteLength(a);
   const lb = Buffer.byteLength(b);
   if (la !== lb) return la - lb;
-  // Equal byte lengths of ASCII keys (every key a result has): string order is byte order.
-  return la === a.length && lb === b.length ? (a < b ? -1 : a > b ? 1 : 0) : Buffer.compare(Buffer.from(a), Buffer.from(b));
+  return Buffer.compare(Buffer.from(a), Buffer.from(b));
+}
+
+/** The same order for ASCII keys, whose length is their byte length and whose string order is byte order. */
+const asciiKeyOrder = (a: string, b: string): number => a.length - b.length || (a < b ? -1 : a > b ? 1 : 0);
+const ASCII = /^[\x00-\x7f]*$/;
+
+/** An object's keys in jsonb's order (a 20-qubit run's counts are 1,000 ASCII keys: no Buffer per comparison). */
+function jsonbKeys(o: object): string[] {
+  const keys = Object.keys(o);
+  return keys.sort(keys.every((k) => ASCII.test(k)) ? asciiKeyOrder : jsonbKeyOrder);
 }
 
 /** A JSON value with its object keys in jsonb's order, so that it serializes as the store would. */
@@ -189,7 +200,28 @@ export function jsonbOrder(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(jsonbOrder);
   if (v === null || typeof v !== 'object') return v;
   const out: Record<string, unknown> = {};
-  for (const k of Object.keys(v).sort(jsonbKeyOrder)) out[k] = jsonbOrder((v as Record<string, unknown>)[k]);
+  for (const k of jsonbKeys(v)) out[k] = jsonbOrder((v as Record<string, unknown>)[k]);
+  return out;
+}
+
+const NOT_PLAIN = Symbol('not plain JSON data');
+
+/**
+ * jsonbOrder of `v` itself, without a round trip through its JSON text, when `v` is plain data
+ * (plain objects, arrays and primitives, which serialize as their JSON reads); NOT_PLAIN when
+ * something in it serializes otherwise (a Date, a typed array, a class instance, toJSON).
+ */
+function plainJsonbOrder(v: unknown): unknown {
+  if (v === null || typeof v !== 'object') return v;
+  if (Array.isArray(v)) {
+    const out = new Array<unknown>(v.length);
+    for (let i = 0; i < v.length; i++) if ((out[i] = plainJsonbOrder(v[i])) === NOT_PLAIN) return NOT_PLAIN;
+    return out;
+  }
+  const proto = Object.getPrototypeOf(v);
+  if ((proto !== Object.prototype && proto !== null) || 'toJSON' in v) return NOT_PLAIN;
+  const out: Record<string, unknown> = {};
+  for (const k of jsonbKeys(v)) if ((out[k] = plainJsonbOrder((v as Record<string, unknown>)[k])) === NOT_PLAIN) return NOT_PLAIN;
   return out;
 }
 

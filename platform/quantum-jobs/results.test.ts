@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { allMigrations } from '../server.ts';
 import { openTestDatabase } from '../testing/harness.ts';
-import { COMPRESS_ABOVE_BYTES, decodeResult, encodeResult, INLINE_MAX_BYTES } from './records.ts';
+import { COMPRESS_ABOVE_BYTES, decodeResult, encodeResult, INLINE_MAX_BYTES, jsonbOrder, resultAsRead } from './records.ts';
 
 /** A result of about `bytes` of JSON, with the keys whose order jsonb and JavaScript disagree on. */
 function result(bytes: number): Record<string, unknown> {
@@ -44,6 +44,22 @@ describe('result storage', () => {
       }
     } finally {
       await close();
+    }
+  });
+
+  it('orders plain data as it is, and anything that serializes otherwise as its JSON reads', () => {
+    class Point {
+      constructor(readonly y: number, readonly x: number) {}
+    }
+    const values: Record<string, unknown>[] = [
+      result(2_000),
+      { when: new Date(0), b: [1, undefined, () => 1], a: undefined },
+      { samples: new Float32Array([0.5, 1.5]), z: { toJSON: () => ({ b: 1, a: 2 }) } },
+      { point: new Point(2, 1), list: [new Point(4, 3)], nan: Number.NaN, neg: -0 },
+    ];
+    for (const value of values) {
+      const reference = JSON.stringify(jsonbOrder(JSON.parse(JSON.stringify(value))));
+      assert.equal(resultAsRead(value), reference, JSON.stringify(value));
     }
   });
 });

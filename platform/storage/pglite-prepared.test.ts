@@ -40,6 +40,21 @@ describe('prepared statements on the embedded store', { skip: process.env.DATABA
     assert.deepEqual(await db.query(`UPDATE prep_kinds SET flag = $2 WHERE id = $1`, [2, false]), []);
   });
 
+  test('bytea goes in and out through the store\'s own hex codec, byte for byte, as a plain Uint8Array', async () => {
+    const bytes = new Uint8Array(70_000).map((_, i) => (i * 7919 + (i >> 8)) & 0xff);
+    const buffer = Buffer.from([0, 0x7f, 0x80, 0xff]);
+    const view = new Uint8Array(bytes.buffer, 3, 5);
+    for (const [id, raw] of [[10, bytes], [11, buffer], [12, view], [13, new Uint8Array(0)]] as const) {
+      const [row] = await db.query<{ raw: Uint8Array; hex: string }>(`INSERT INTO prep_kinds (id, raw) VALUES ($1, $2) RETURNING raw, encode(raw, 'hex') AS hex`, [id, raw]);
+      assert.equal(row!.hex, Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength).toString('hex'), 'stored as sent (a view sends only its own bytes)');
+      assert.equal(row!.raw.constructor, Uint8Array);
+      assert.deepEqual(row!.raw, new Uint8Array(raw));
+      const [read] = (await db.pglite.query<{ raw: Uint8Array }>(`SELECT raw FROM prep_kinds WHERE id = ${id}`)).rows;
+      assert.deepEqual(read!.raw, new Uint8Array(raw), 'and PGlite\'s own queries read it alike');
+    }
+    await assert.rejects(db.query(`INSERT INTO prep_kinds (id, raw) VALUES ($1, $2)`, [14, 'not bytes']), /Invalid input for bytea type/);
+  });
+
   test('a statement is prepared once and run many times', async () => {
     const before = await preparedCount(db.pglite);
     for (let i = 0; i < 20; i++) assert.deepEqual(await db.query(`SELECT $1::int + 1 AS next`, [i]), [{ next: i + 1 }]);

@@ -5,7 +5,7 @@ import { allMigrations } from '../server.ts';
 import type { ServiceContext } from '../service.ts';
 import type { Database } from '../storage/database.ts';
 import { openTestDatabase } from '../testing/harness.ts';
-import { getJobWithResult, startQuantumWorkers, submitJob, waitForJob, type CircuitTask, type JobInput, type QuantumJob, type TaskResult } from './index.ts';
+import { getJobWithResult, startQuantumWorkers, submitJob, waitForJob, waitForJobWithResult, type CircuitTask, type JobInput, type QuantumJob, type TaskResult } from './index.ts';
 import { selectJobWithResult } from './records.ts';
 
 const BELL = 'OPENQASM 2.0;\ninclude "qelib1.inc";\nqreg q[2];\ncreg c[2];\nh q[0];\ncx q[0],q[1];\nmeasure q -> c;\n';
@@ -98,9 +98,14 @@ describe('the job path of a process with a free worker', () => {
       store.on = true;
       const job = await submitJob(ctx, { ...scope, kind: 'run', backend: 'statevector_simulator', input: { task: wide } });
       assert.equal(job.status, 'queued');
-      assert.equal((await waitForJob(ctx, scope, job.id, 30_000))?.status, 'completed');
+      // Waiting for its result while it runs here reads nothing: the end and the result come from memory.
+      const read = await waitForJobWithResult<TaskResult>(ctx, scope, job.id, 30_000);
+      assert.equal(read?.job.status, 'completed');
+      assert.equal(Object.values(read!.result!.counts).reduce((a, b) => a + b, 0), 100);
       store.on = false;
       assert.equal(store.n, 2, `${store.n} statements on the jobs table: the insert that claims it and the UPDATE that completes it`);
+      assert.equal(JSON.stringify(read), JSON.stringify(await selectJobWithResult(db, scope, job.id)), 'what memory served is what the row holds');
+      assert.equal(await waitForJobWithResult(ctx, { service: 'hot', accountId: 'acc_someone_else' }, job.id, 1_000), null, 'another account waits for nothing');
     });
   });
 

@@ -29,6 +29,7 @@ import {
   selectJobWithResult,
   selectJobs,
   selectResult,
+  TERMINAL,
   usageFigures,
   type JobStatus,
   type ListQuery,
@@ -260,6 +261,22 @@ export async function retryJob(ctx: ServiceContext, scope: Scope, id: string): P
   const job = await requeueFailed<JobInput>(ctx.db, scope, id, ctx.now());
   if (job) runnerOf(ctx)?.kick();
   return job;
+}
+
+/**
+ * The job and its result (null until it completed), once it is terminal or after `timeoutMs`;
+ * null when unknown. A job this process runs is waited for before any read, so that its end,
+ * and its result, come from memory.
+ */
+export async function waitForJobWithResult<R = unknown>(ctx: ServiceContext, scope: Scope, id: string, timeoutMs: number): Promise<{ job: QuantumJob<JobInput>; result: R | null } | null> {
+  const deadline = Date.now() + timeoutMs;
+  if (timeoutMs > 0 && runnerOf(ctx)?.runsHere(scope, id)) await waitForJob(ctx, scope, id, timeoutMs);
+  const read = await getJobWithResult<R>(ctx, scope, id);
+  const left = deadline - Date.now();
+  if (!read || TERMINAL.includes(read.job.status) || left <= 0) return read;
+  const ended = await waitForJob(ctx, scope, id, left);
+  if (ended?.status === 'completed') return getJobWithResult<R>(ctx, scope, id);
+  return ended ? { job: ended, result: null } : null;
 }
 
 /** Resolves once the job is terminal (or after `timeoutMs` with its current row); null when unknown. */

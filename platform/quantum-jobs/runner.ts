@@ -452,6 +452,12 @@ export class QuantumRunner {
     return r;
   }
 
+  /** Whether this process runs job `id` of `scope` now (its end will reach local waiters without a read). */
+  runsHere(scope: Scope, id: string): boolean {
+    const a = this.active.get(id);
+    return a !== undefined && !a.announced && a.job.service === scope.service && (scope.accountId === undefined || a.job.accountId === scope.accountId);
+  }
+
   /** Stops the simulation of a job this process runs (after its row was cancelled). */
   stopLocal(id: string): boolean {
     const a = this.active.get(id);
@@ -478,9 +484,7 @@ export class QuantumRunner {
     const recent = this.recentOf(scope, id);
     if (recent) return structuredClone(recent.job);
     // A job this process runs and has not ended yet needs no read: its end arrives as an event.
-    const a = this.active.get(id);
-    const local = a && !a.announced && timeoutMs > 0 && a.job.service === service && (accountId === undefined || a.job.accountId === accountId);
-    if (!local) {
+    if (!(timeoutMs > 0 && this.runsHere(scope, id))) {
       const current = await selectJob<JobInput>(this.ctx.db, scope, id);
       if (!current || TERMINAL.includes(current.status) || timeoutMs <= 0) return current;
     }

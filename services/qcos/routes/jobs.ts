@@ -5,7 +5,7 @@
  */
 import { Type } from 'typebox';
 import type { ServiceApp } from '../../../platform/http/app.ts';
-import { cancelJob, getJobWithResult, jobQueuePosition, waitForJob, type TaskResult } from '../../../platform/quantum-jobs/index.ts';
+import { cancelJob, jobQueuePosition, waitForJob, waitForJobWithResult, type TaskResult } from '../../../platform/quantum-jobs/index.ts';
 import { who } from '../auth.ts';
 import { QcosError, qcosError } from '../errors.ts';
 import { JobOut, ResultsOut, TAG_JOBS, security } from '../schemas.ts';
@@ -48,22 +48,16 @@ export function registerJobs(app: ServiceApp, deps: QcosDeps): void {
       },
     },
     async (req) => {
-      const scope = scopeOf(req);
-      let read = await getJobWithResult<TaskResult>(deps.ctx, scope, req.params.job_id);
+      const read = await waitForJobWithResult<TaskResult>(deps.ctx, scopeOf(req), req.params.job_id, (req.query.wait ?? 0) * 1000);
       if (!read) throw qcosError('NOT_FOUND', `Job ${req.params.job_id} not found`);
-      if (read.job.status !== 'completed' && (req.query.wait ?? 0) > 0) {
-        const ended = await waitForJob(deps.ctx, scope, read.job.id, req.query.wait! * 1000);
-        if (ended?.status === 'completed') read = await getJobWithResult<TaskResult>(deps.ctx, scope, read.job.id);
-        else if (ended) read = { job: ended, result: null };
-      }
-      const job = read!.job;
+      const job = read.job;
       if (job.status !== 'completed') {
         throw qcosError('CONFLICT', `Job ${job.id} is ${job.status}; results exist once it has completed`, {
           status: job.status,
           ...(job.error ? { error: job.error } : {}),
         });
       }
-      return resultsView(job as typeof job & { input: QcosInput }, read!.result!);
+      return resultsView(job as typeof job & { input: QcosInput }, read.result!);
     },
   );
 

@@ -6,7 +6,7 @@ import type { ServiceContext } from '../service.ts';
 import type { Database } from '../storage/database.ts';
 import { openTestDatabase } from '../testing/harness.ts';
 import { getJobWithResult, startQuantumWorkers, submitJob, waitForJob, waitForJobWithResult, type CircuitTask, type JobInput, type QuantumJob, type TaskResult } from './index.ts';
-import { selectJobWithResult } from './records.ts';
+import { insertJob, selectJob, selectJobWithResult } from './records.ts';
 
 const BELL = 'OPENQASM 2.0;\ninclude "qelib1.inc";\nqreg q[2];\ncreg c[2];\nh q[0];\ncx q[0],q[1];\nmeasure q -> c;\n';
 const task = (backend = 'statevector_simulator'): CircuitTask => ({ qasm: BELL, backend, shots: 100, optimizationLevel: 1, execute: true, seed: 5 });
@@ -180,6 +180,28 @@ describe('the job path of a process with a free worker', () => {
         assert.ok(byStart[i]!.startedAt! >= byStart[i - 1]!.finishedAt!, `one job at a time on the device: ${timeline(byStart)}`);
       }
     });
+  });
+});
+
+describe('the row an insert returns', () => {
+  it('holds the input as the store reads it back, without the store sending it (key order, numbers, dropped undefined)', async () => {
+    const { db, close } = await openTestDatabase(allMigrations([]));
+    try {
+      const account = await createAccount(db, { email: 'input@example.test' });
+      const scope = { service: 'hot', accountId: account.id };
+      const input = {
+        task: { ...task(), seed: undefined, prepared: { optimized_circuit: 'qreg q[2];', qubit_mapping: { '10': 1, '2': 0, b: 2, a: 3 } } },
+        odd: { zz: 1, é: 2, e: 3, '01': 4, '11': 5 },
+        numbers: [0.1 + 0.2, 1e-7, 1e21, -0, 123456789012345, 2 ** -30],
+        list_price_micros: 1234,
+      } as unknown as JobInput;
+      const inserted = await insertJob(db, { ...scope, kind: 'run', backend: 'statevector_simulator', input }, new Date());
+      const read = await selectJob(db, scope, inserted.id);
+      assert.deepEqual(inserted.input, read!.input);
+      assert.equal(JSON.stringify(inserted), JSON.stringify(read), 'byte for byte as the row reads');
+    } finally {
+      await close();
+    }
   });
 });
 

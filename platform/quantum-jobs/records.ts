@@ -88,6 +88,9 @@ const COLUMNS = `id, service, account_id, key_id, kind, backend, status, input, 
   minutes_kind, hold_minutes, reserved_minutes, charged_minutes, refunded_minutes, credits, execution_ms,
   created_at, started_at, run_started_at, finished_at, updated_at`;
 
+/** The columns but the input, for statements whose caller holds the input already. */
+const COLUMNS_BUT_INPUT = COLUMNS.replace(' input,', '');
+
 const date = (v: Date | string | null): Date | null => (v === null ? null : new Date(v));
 
 export function fromRow<I>(r: Row): QuantumJob<I> {
@@ -366,10 +369,14 @@ function claimParams(claim: InsertClaim): unknown[] {
  */
 export async function insertAndClaim<I>(db: Database, job: NewJob<I>, now: Date, claim: InsertClaim | null): Promise<QuantumJob<I>> {
   const id = job.id ?? newId('job');
+  // The store does not send the input back (44 KB of circuit texts for 20 qubits): the row
+  // carries it as its JSON reads from jsonb, keys in jsonb's order.
+  const inputJson = JSON.stringify(job.input);
+  const withInput = (row: Row): QuantumJob<I> => fromRow<I>({ ...row, input: jsonbOrder(JSON.parse(inputJson)) });
   const hold = (job.holdMinutes ?? 0).toFixed(9);
   const limits = job.limits ?? {};
   const insert = async (tx: Sql, holdMinutes = hold): Promise<QuantumJob<I>> => {
-    const base = [id, job.service, job.accountId, job.keyId ?? null, job.kind, job.backend, JSON.stringify(job.input), job.batchId ?? null,
+    const base = [id, job.service, job.accountId, job.keyId ?? null, job.kind, job.backend, inputJson, job.batchId ?? null,
       job.minutesKind ?? null, holdMinutes, job.credits ?? 0, now];
     const taken = claim ? claimSql(13, claim, '$10::numeric') : null;
     const [row] = claim && taken
@@ -379,17 +386,17 @@ export async function insertAndClaim<I>(db: Database, job: NewJob<I>, now: Date,
            SELECT $1, $2, $3, $4, $5, $6, ${taken.status}, $7::jsonb, $8, $9, $10::numeric, $10::numeric,
                   $11::int, $12::timestamptz, ${taken.updatedAt}${taken.values}
              FROM ${claimOk(13, claim.device)} c
-           RETURNING ${COLUMNS}`,
+           RETURNING ${COLUMNS_BUT_INPUT}`,
           [...base, ...claimParams(claim)],
         )
       : await tx.query<Row>(
           `INSERT INTO quantum_jobs (id, service, account_id, key_id, kind, backend, status, input, batch_id, minutes_kind,
              hold_minutes, reserved_minutes, credits, created_at, updated_at)
            VALUES ($1, $2, $3, $4, $5, $6, 'queued', $7, $8, $9, $10, $10, $11, $12, $12)
-           RETURNING ${COLUMNS}`,
+           RETURNING ${COLUMNS_BUT_INPUT}`,
           base,
         );
-    return fromRow<I>(row!);
+    return withInput(row!);
   };
   const checks = limits.maxConcurrent !== undefined || limits.minutesIncluded !== undefined || limits.creditsIncluded !== undefined;
   if (!checks) return insert(db);
@@ -418,9 +425,9 @@ export async function insertAndClaim<I>(db: Database, job: NewJob<I>, now: Date,
         WHERE ($15::bigint IS NULL OR u.active < $15::bigint)
           AND ($16::numeric IS NULL OR $16::numeric - u.minutes >= 0.000001)
           AND ($17::bigint IS NULL OR u.credits + $11::int <= $17::bigint)
-       RETURNING ${COLUMNS})
+       RETURNING ${COLUMNS_BUT_INPUT})
      SELECT ins.*, u.active AS u_active, u.minutes AS u_minutes, u.credits AS u_credits FROM u LEFT JOIN ins ON true`;
-  const params = [id, job.service, job.accountId, job.keyId ?? null, job.kind, job.backend, JSON.stringify(job.input), job.batchId ?? null,
+  const params = [id, job.service, job.accountId, job.keyId ?? null, job.kind, job.backend, inputJson, job.batchId ?? null,
     job.minutesKind ?? null, hold, job.credits ?? 0, now, job.minutesKind ?? '', limits.periodStart ?? new Date(0),
     limits.maxConcurrent ?? null, wantMinutes ? limits.minutesIncluded : null, wantCredits ? limits.creditsIncluded : null,
     ...(claim ? claimParams(claim) : [])];
@@ -431,7 +438,7 @@ export async function insertAndClaim<I>(db: Database, job: NewJob<I>, now: Date,
         await tx.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [QUOTA_LOCK, `${job.service}:${job.accountId}`]);
         return tx.query<Out>(sql, params);
       });
-  if (row?.id) return fromRow<I>(row);
+  if (row?.id) return withInput(row);
   const active = Number(row?.u_active ?? 0);
   const used = Number(row?.u_minutes ?? 0);
   const credits = Number(row?.u_credits ?? 0);
@@ -568,8 +575,6 @@ export async function advance(db: Sql, id: string, owner: string, to: 'optimizin
 }
 
 /** Every column but `input`, which never changes after the insert: a holder of the row has it already. */
-const COLUMNS_BUT_INPUT = COLUMNS.replace(' input,', '');
-
 /**
  * Finishes a job this process holds; charges the measured minutes (at most the hold) and
  * refunds the rest. `input` is the job's input as its row read (the claim's or insert's

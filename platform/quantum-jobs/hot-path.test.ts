@@ -5,7 +5,7 @@ import { allMigrations } from '../server.ts';
 import type { ServiceContext } from '../service.ts';
 import type { Database } from '../storage/database.ts';
 import { openTestDatabase } from '../testing/harness.ts';
-import { getJobWithResult, startQuantumWorkers, submitJob, waitForJob, waitForJobWithResult, type CircuitTask, type JobInput, type QuantumJob, type TaskResult } from './index.ts';
+import { getJobWithResult, queueAtSubmission, startQuantumWorkers, submitJob, waitForJob, waitForJobWithResult, type CircuitTask, type JobInput, type QuantumJob, type TaskResult } from './index.ts';
 import { insertJob, selectJob, selectJobWithResult } from './records.ts';
 
 const BELL = 'OPENQASM 2.0;\ninclude "qelib1.inc";\nqreg q[2];\ncreg c[2];\nh q[0];\ncx q[0],q[1];\nmeasure q -> c;\n';
@@ -61,6 +61,7 @@ describe('the job path of a process with a free worker', () => {
         assert.equal(job.status, 'queued', 'the submission answers the job as submitted');
         assert.equal(job.attempts, 0);
         assert.equal(job.startedAt, null);
+        assert.deepEqual(await queueAtSubmission(ctx, job), { place: 1, estimatedWaitSeconds: 0 }, 'taken at its insert, it waits for nothing (and no statement asks)');
         const done = await waitForJob(ctx, scope, job.id, 30_000);
         assert.equal(done?.status, 'completed');
         const read = await getJobWithResult<TaskResult>(ctx, scope, job.id);
@@ -84,7 +85,7 @@ describe('the job path of a process with a free worker', () => {
       }
       store.on = false;
       // Per job: the insert, which writes it finished; no claim, no completion, no empty claim
-      // when the worker frees up, no read by the waiter, none for the result.
+      // when the worker frees up, no queue figures, no read by the waiter, none for the result.
       assert.equal(store.n, jobs, `${store.n} statements on the jobs table for ${jobs} jobs`);
     });
   });
@@ -163,6 +164,9 @@ describe('the job path of a process with a free worker', () => {
       const jobs: QuantumJob<JobInput>[] = [];
       for (let i = 0; i < 3; i++) jobs.push(await submitJob(ctx, { ...scope, kind: 'run', backend: device, input: { task: task(device) } }));
       const together = await Promise.all(Array.from({ length: 3 }, () => submitJob(ctx, { ...scope, kind: 'run', backend: device, input: { task: task(device) } })));
+      // Queued behind the device's jobs: its place comes from the queue (the figures' statement).
+      const places = await Promise.all(together.map((j) => queueAtSubmission(ctx, j)));
+      assert.ok(Math.max(...places.map((p) => p.place)) >= 2, JSON.stringify(places));
       const ended = async (list: readonly QuantumJob<JobInput>[]) => {
         const out: QuantumJob<JobInput>[] = [];
         for (const j of list) out.push((await waitForJob(ctx, scope, j.id, 60_000))!);

@@ -187,10 +187,17 @@ export async function submitJob(ctx: ServiceContext, job: NewJob<JobInput>): Pro
   }
   if (claim) runner!.settle(row, ran);
   else runner?.kick();
-  if (row.status !== 'queued') return asSubmitted(row);
+  if (row.status !== 'queued') {
+    const submitted = asSubmitted(row);
+    takenAtInsert.add(submitted);
+    return submitted;
+  }
   if (ctx.db.kind === 'postgres') await notify(ctx.db, 'quantum_jobs_new', row.id);
   return row;
 }
+
+/** Jobs submitJob returned that a worker of this process took at their insert (see queueAtSubmission). */
+const takenAtInsert = new WeakSet<QuantumJob<JobInput>>();
 
 /** A job taken at its insert (claimed, or written finished) as the insert of a queued job returns it. */
 function asSubmitted(row: QuantumJob<JobInput>): QuantumJob<JobInput> {
@@ -300,10 +307,17 @@ export async function deviceQueueStats(ctx: ServiceContext, backends: readonly s
   return queueStats(ctx.db, backends, { now: ctx.now(), parallel: (b) => (DEVICE_IDS.includes(b) ? 1 : workers) });
 }
 
-/** The figures of `deviceQueueStats` for a job's backend just after its insert, with the job's place in that queue (one statement). */
-export async function deviceQueueAtInsert(ctx: ServiceContext, job: { backend: string; queueSeq: number; createdAt: Date }): Promise<{ stats: QueueStats; place: number }> {
+/**
+ * A submitted job's place in its backend's queue just after its insert (1-based) and the
+ * seconds it should wait before it starts, from the queue figures of `deviceQueueStats` (one
+ * statement). A job that `submitJob` returned taken at its insert (a worker of this process
+ * started it, or it already ran) waits for nothing: first, no wait, and no statement.
+ */
+export async function queueAtSubmission(ctx: ServiceContext, job: QuantumJob<JobInput>): Promise<{ place: number; estimatedWaitSeconds: number }> {
+  if (takenAtInsert.has(job)) return { place: 1, estimatedWaitSeconds: 0 };
   const workers = runnerOf(ctx)?.pool.size ?? 1;
-  return queueAtInsert(ctx.db, job, { parallel: (b) => (DEVICE_IDS.includes(b) ? 1 : workers) });
+  const { stats, place } = await queueAtInsert(ctx.db, job, { parallel: (b) => (DEVICE_IDS.includes(b) ? 1 : workers) });
+  return { place, estimatedWaitSeconds: stats.estimated_wait };
 }
 
 /** An account's use of a service over a period, summed from its job rows. */

@@ -2,7 +2,7 @@
 import { Type } from 'typebox';
 import type { ServiceApp } from '../../../platform/http/app.ts';
 import { listPrice } from '../../../engines/quantum/pricing.ts';
-import { deviceQueueAtInsert } from '../../../platform/quantum-jobs/index.ts';
+import { queueAtSubmission } from '../../../platform/quantum-jobs/index.ts';
 import { who } from '../auth.ts';
 import { QcosError } from '../errors.ts';
 import { qcosPlan } from '../plans.ts';
@@ -72,12 +72,12 @@ export function registerCircuits(app: ServiceApp, deps: QcosDeps): void {
         // The list price is fixed at submission from the circuit as submitted (engines/quantum/pricing.ts).
         input: { task: { ...task, prepared: prepared.optimization }, optimization_level: level, list_price_micros: listPrice(backend, task.qasm, body.shots).micros },
       });
-      // The queue and the job's place in it, in one statement (platform/quantum-jobs/records.ts).
-      const queue = await deviceQueueAtInsert(deps.ctx, job);
+      // The job's place and wait in its queue: one statement, none when a worker took it at its insert.
+      const queue = await queueAtSubmission(deps.ctx, job);
       reply.code(201);
       return {
         ...jobView(job, queue.place),
-        estimated_wait: queue.stats.estimated_wait,
+        estimated_wait: queue.estimatedWaitSeconds,
         optimization: optimizationSummary(prepared.optimization!, level),
       };
     },

@@ -70,7 +70,7 @@ export function registerCircuits(app: ServiceApp, deps: QcosDeps): void {
         backend: backend.id,
         minutes: backend.type === 'hardware' ? 'quantum' : 'simulation',
         // The list price is fixed at submission from the circuit as submitted (engines/quantum/pricing.ts).
-        input: { task: { ...task, prepared: prepared.optimization }, optimization_level: level, list_price_micros: listPrice(backend, task.qasm, body.shots).micros },
+        input: { task: { ...task, prepared: prepared.optimization, preparedCounts: { num_qubits: prepared.num_qubits, num_clbits: prepared.num_clbits } }, optimization_level: level, list_price_micros: listPrice(backend, task.qasm, body.shots).micros },
       });
       // The job's place and wait in its queue: one statement, none when a worker took it at its insert.
       const queue = await queueAtSubmission(deps.ctx, job);

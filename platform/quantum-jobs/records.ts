@@ -157,9 +157,7 @@ function encode(result: unknown): Encoded {
   let out: Encoded;
   if (json.length > COMPRESS_ABOVE_BYTES) out = { json: null, gz: gzipSync(json, { level: 6 }), readAs: null };
   else {
-    // Plain data (every result a task returns) is ordered as it is; anything else as its JSON reads.
-    const ordered = plainJsonbOrder(result);
-    const readAs = JSON.stringify(ordered === NOT_PLAIN ? jsonbOrder(JSON.parse(json)) : ordered);
+    const readAs = JSON.stringify(jsonbOrder(result));
     out = json.length > INLINE_MAX_BYTES ? { json, gz: gzipSync(readAs, { level: 1 }), readAs } : { json, gz: null, readAs };
   }
   if (typeof result === 'object' && result !== null) encodings.set(result, out);
@@ -198,34 +196,52 @@ function jsonbKeys(o: object): string[] {
   return keys.sort(keys.every((k) => ASCII.test(k)) ? asciiKeyOrder : jsonbKeyOrder);
 }
 
-/** A JSON value with its object keys in jsonb's order, so that it serializes as the store would. */
-export function jsonbOrder(v: unknown): unknown {
-  if (Array.isArray(v)) return v.map(jsonbOrder);
-  if (v === null || typeof v !== 'object') return v;
-  const out: Record<string, unknown> = {};
-  for (const k of jsonbKeys(v)) out[k] = jsonbOrder((v as Record<string, unknown>)[k]);
-  return out;
-}
-
 const NOT_PLAIN = Symbol('not plain JSON data');
 
+/** Values JSON leaves out of an object and writes as null in an array. */
+const omitted = (v: unknown): boolean => v === undefined || typeof v === 'function' || typeof v === 'symbol';
+
 /**
- * jsonbOrder of `v` itself, without a round trip through its JSON text, when `v` is plain data
- * (plain objects, arrays and primitives, which serialize as their JSON reads); NOT_PLAIN when
- * something in it serializes otherwise (a Date, a typed array, a class instance, toJSON).
+ * `v` as JSON writes it and jsonb reads it back (object keys in jsonb's order, no undefined, -0
+ * as 0, NaN and infinities as null), built from `v` itself when it is plain data: plain
+ * objects, arrays and primitives. NOT_PLAIN when something in it writes otherwise (a Date, a
+ * typed array, a class instance, toJSON, a bigint).
  */
-function plainJsonbOrder(v: unknown): unknown {
-  if (v === null || typeof v !== 'object') return v;
+function plainAsJsonb(v: unknown): unknown {
+  if (typeof v === 'string' || typeof v === 'boolean' || v === null) return v;
+  if (typeof v === 'number') return Number.isFinite(v) ? v + 0 : null;
+  if (typeof v !== 'object') return NOT_PLAIN;
   if (Array.isArray(v)) {
     const out = new Array<unknown>(v.length);
-    for (let i = 0; i < v.length; i++) if ((out[i] = plainJsonbOrder(v[i])) === NOT_PLAIN) return NOT_PLAIN;
+    for (let i = 0; i < v.length; i++) {
+      const item = omitted(v[i]) ? null : plainAsJsonb(v[i]);
+      if (item === NOT_PLAIN) return NOT_PLAIN;
+      out[i] = item;
+    }
     return out;
   }
   const proto = Object.getPrototypeOf(v);
   if ((proto !== Object.prototype && proto !== null) || 'toJSON' in v) return NOT_PLAIN;
   const out: Record<string, unknown> = {};
-  for (const k of jsonbKeys(v)) if ((out[k] = plainJsonbOrder((v as Record<string, unknown>)[k])) === NOT_PLAIN) return NOT_PLAIN;
+  for (const k of jsonbKeys(v)) {
+    const value = (v as Record<string, unknown>)[k];
+    if (omitted(value)) continue;
+    const item = plainAsJsonb(value);
+    if (item === NOT_PLAIN) return NOT_PLAIN;
+    out[k] = item;
+  }
   return out;
+}
+
+/**
+ * A value as the store reads it back after storing its JSON as jsonb, so that it serializes as
+ * a row's would: built from the value itself for plain data, through its JSON text otherwise.
+ */
+export function jsonbOrder(v: unknown): unknown {
+  const plain = plainAsJsonb(v);
+  if (plain !== NOT_PLAIN) return plain;
+  const text = JSON.stringify(v);
+  return text === undefined ? undefined : plainAsJsonb(JSON.parse(text));
 }
 
 export function decodeResult<R>(row: { result: unknown; result_gz: Uint8Array | null }): R | null {
@@ -330,15 +346,20 @@ const claimOk = (p: number, device: boolean) => `(SELECT ($${p}::text IS NOT NUL
      AND NOT EXISTS (SELECT 1 FROM quantum_jobs e WHERE e.backend = $6 AND e.status = 'queued')${device ? `
      AND NOT EXISTS (SELECT 1 FROM quantum_jobs r WHERE r.backend = $6 AND r.kind = 'run' AND r.status IN ${IN_WORK} AND r.lease_until > $${p + 2}::timestamptz)` : ''}) AS ok)`;
 /**
- * What a claim at insert writes: the row's status and updated_at (the statement's $12 when not
- * taken), and the claim's own columns and values; `hold` is the SQL of the hold written. Its
- * parameters are $p.. (claimParams). A job that already ran (InsertClaim.completed) is written
- * as `complete` would leave it: its result, times and charge, no owner or lease.
+ * What a claim at insert writes: its condition `c.ok` (claimOk), the row's status and updated_at
+ * (the statement's $12 when not taken), the claim's own columns and values, and their
+ * parameters, numbered from $p; `hold` is the SQL of the hold written. A job that already ran
+ * (InsertClaim.completed) is written as `complete` would leave it: its result, times and
+ * charge, no owner or lease.
  */
-function claimSql(p: number, claim: InsertClaim, hold: string): { status: string; updatedAt: string; columns: string; values: string } {
+function claimSql(p: number, claim: InsertClaim, hold: string): { ok: string; status: string; updatedAt: string; columns: string; values: string; params: unknown[] } {
   const when = (v: string, otherwise = 'NULL') => `CASE WHEN c.ok THEN ${v} ELSE ${otherwise} END`;
+  const ok = claimOk(p, claim.device);
+  const params = claimParams(claim);
   if (!claim.completed) {
     return {
+      ok,
+      params,
       status: when(`'validating'`, `'queued'`),
       updatedAt: '$12::timestamptz',
       columns: ', owner, lease_until, started_at, attempts',
@@ -347,6 +368,8 @@ function claimSql(p: number, claim: InsertClaim, hold: string): { status: string
   }
   const charged = `LEAST(${hold}, $${p + 8}::numeric)`;
   return {
+    ok,
+    params,
     status: when(`'completed'`, `'queued'`),
     updatedAt: when(`$${p + 7}::timestamptz`, '$12::timestamptz'),
     columns: ', started_at, attempts, run_started_at, finished_at, execution_ms, result, result_gz, charged_minutes, refunded_minutes',
@@ -370,24 +393,24 @@ function claimParams(claim: InsertClaim): unknown[] {
 export async function insertAndClaim<I>(db: Database, job: NewJob<I>, now: Date, claim: InsertClaim | null): Promise<QuantumJob<I>> {
   const id = job.id ?? newId('job');
   // The store does not send the input back (44 KB of circuit texts for 20 qubits): the row
-  // carries it as its JSON reads from jsonb, keys in jsonb's order.
+  // carries it as jsonb reads it.
   const inputJson = JSON.stringify(job.input);
-  const withInput = (row: Row): QuantumJob<I> => fromRow<I>({ ...row, input: jsonbOrder(JSON.parse(inputJson)) });
+  const withInput = (row: Row): QuantumJob<I> => fromRow<I>({ ...row, input: jsonbOrder(job.input) });
   const hold = (job.holdMinutes ?? 0).toFixed(9);
   const limits = job.limits ?? {};
   const insert = async (tx: Sql, holdMinutes = hold): Promise<QuantumJob<I>> => {
     const base = [id, job.service, job.accountId, job.keyId ?? null, job.kind, job.backend, inputJson, job.batchId ?? null,
       job.minutesKind ?? null, holdMinutes, job.credits ?? 0, now];
     const taken = claim ? claimSql(13, claim, '$10::numeric') : null;
-    const [row] = claim && taken
+    const [row] = taken
       ? await tx.query<Row>(
           `INSERT INTO quantum_jobs (id, service, account_id, key_id, kind, backend, status, input, batch_id, minutes_kind,
              hold_minutes, reserved_minutes, credits, created_at, updated_at${taken.columns})
            SELECT $1, $2, $3, $4, $5, $6, ${taken.status}, $7::jsonb, $8, $9, $10::numeric, $10::numeric,
                   $11::int, $12::timestamptz, ${taken.updatedAt}${taken.values}
-             FROM ${claimOk(13, claim.device)} c
+             FROM ${taken.ok} c
            RETURNING ${COLUMNS_BUT_INPUT}`,
-          [...base, ...claimParams(claim)],
+          [...base, ...taken.params],
         )
       : await tx.query<Row>(
           `INSERT INTO quantum_jobs (id, service, account_id, key_id, kind, backend, status, input, batch_id, minutes_kind,
@@ -420,8 +443,8 @@ export async function insertAndClaim<I>(db: Database, job: NewJob<I>, now: Date,
          hold_minutes, reserved_minutes, credits, created_at, updated_at${taken?.columns ?? ''})
        SELECT $1, $2, $3, $4, $5, $6, ${taken?.status ?? `'queued'`}, $7::jsonb, $8, $9, h.hold, h.hold, $11::int,
               $12::timestamptz, ${taken?.updatedAt ?? '$12::timestamptz'}${taken?.values ?? ''}
-         FROM u, LATERAL (SELECT CASE WHEN $16::numeric IS NULL THEN $10::numeric ELSE LEAST($10::numeric, round($16::numeric - u.minutes, 9)) END AS hold) h${claim ? `,
-              LATERAL ${claimOk(18, claim.device)} c` : ''}
+         FROM u, LATERAL (SELECT CASE WHEN $16::numeric IS NULL THEN $10::numeric ELSE LEAST($10::numeric, round($16::numeric - u.minutes, 9)) END AS hold) h${taken ? `,
+              LATERAL ${taken.ok} c` : ''}
         WHERE ($15::bigint IS NULL OR u.active < $15::bigint)
           AND ($16::numeric IS NULL OR $16::numeric - u.minutes >= 0.000001)
           AND ($17::bigint IS NULL OR u.credits + $11::int <= $17::bigint)
@@ -430,7 +453,7 @@ export async function insertAndClaim<I>(db: Database, job: NewJob<I>, now: Date,
   const params = [id, job.service, job.accountId, job.keyId ?? null, job.kind, job.backend, inputJson, job.batchId ?? null,
     job.minutesKind ?? null, hold, job.credits ?? 0, now, job.minutesKind ?? '', limits.periodStart ?? new Date(0),
     limits.maxConcurrent ?? null, wantMinutes ? limits.minutesIncluded : null, wantCredits ? limits.creditsIncluded : null,
-    ...(claim ? claimParams(claim) : [])];
+    ...(taken?.params ?? [])];
   type Out = Row & { u_active: number | string; u_minutes: number | string; u_credits: number | string };
   const [row] = db.kind === 'pglite'
     ? await db.query<Out>(sql, params)

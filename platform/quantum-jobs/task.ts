@@ -247,28 +247,26 @@ function hasMidCircuitMeasurement(c: Circuit): boolean {
   return false;
 }
 
+/** The quality of a run without noise: the ideal distribution itself. */
+const IDEAL_QUALITY: Quality = { success_probability: 1, fidelity_estimate: 1, method: 'ideal_simulator', total_variation_distance: 0 };
+
 /**
- * Quality of a run. The noiseless distribution p of the circuit (exact, from the statevector)
+ * Quality of a run with noise. The noiseless distribution p of the circuit (exact, from the statevector)
  * is compared with the distribution q the backend produced: `fidelity_estimate` is the
  * Hellinger fidelity (Σ √(p q))² and `success_probability` is 1 − TVD = Σ min(p, q).
  * q is exact where the run computed it (the density-matrix method gives the noisy outcome
  * probabilities, readout error included); otherwise it is the measured counts' frequencies.
  * Where p cannot be computed (more than 20 classical bits, mid-circuit measurements, more
  * than 24 qubits) a noisy device falls back to the product of its calibrated gate and
- * readout fidelities, and an ideal simulator reports 1.
+ * readout fidelities (a run without noise reports IDEAL_QUALITY).
  */
-/** The quality of a run without noise: the ideal distribution itself. */
-const IDEAL_QUALITY: Quality = { success_probability: 1, fidelity_estimate: 1, method: 'ideal_simulator', total_variation_distance: 0 };
-
 function qualityOf(
   original: Circuit,
   backend: Backend,
-  noisy: boolean,
   executed: { counts: Record<string, number>; probabilities?: Record<string, number>; shots: number },
   executedCircuit: Circuit,
 ): Quality {
   const exactIdeal = original.numClbits <= 20 && original.numQubits <= 24 && !hasMidCircuitMeasurement(original) && original.numClbits > 0;
-  if (!noisy) return { ...IDEAL_QUALITY };
   if (exactIdeal) {
     const ideal = run(compact(original), { shots: 0, seed: 1, probabilities: true }).probabilities ?? {};
     let q: Record<string, number>;
@@ -317,9 +315,10 @@ export function executeTask(task: CircuitTask, onStage: (stage: Stage, detail?: 
   const noiseBackend = task.noise ? backendOf(task.noise) : backend.type === 'hardware' ? backend : undefined;
   let original: Circuit | null = null;
   const submitted = (): Circuit => (original ??= validateCircuit(task.qasm, backend, task.limits));
-  // Validated at submission, optimized then, and run without noise: nothing here needs the submitted text.
-  const prepared = task.optimizationLevel !== null && !noiseBackend ? task.prepared : undefined;
-  const counts = prepared && task.preparedCounts ? task.preparedCounts : { num_qubits: submitted().numQubits, num_clbits: submitted().numClbits };
+  // Validated and optimized at submission, and run without noise: nothing here needs the submitted text.
+  const counts = task.optimizationLevel !== null && task.prepared && task.preparedCounts && !noiseBackend
+    ? task.preparedCounts
+    : { num_qubits: submitted().numQubits, num_clbits: submitted().numClbits };
   if (noiseBackend && !noiseBackend.calibration) throw new TaskError('INVALID_BACKEND', `Backend '${noiseBackend.id}' is an ideal simulator and has no noise model`);
   if (task.shots > backend.max_shots) throw new TaskError('CIRCUIT_TOO_LARGE', `${backend.id} takes at most ${backend.max_shots} shots`);
 
@@ -383,7 +382,7 @@ export function executeTask(task: CircuitTask, onStage: (stage: Stage, detail?: 
   // its shots are sampled and no statevector is returned (the caller reports null).
   if (task.statevector && r.statevector) result.statevector = numbersOf(r.statevector);
   if (r.truncationError !== undefined) result.truncation_error = r.truncationError;
-  if (task.qualityMetrics) result.quality = noiseBackend ? qualityOf(submitted(), noiseBackend, true, r, executed) : { ...IDEAL_QUALITY };
+  if (task.qualityMetrics) result.quality = noiseBackend ? qualityOf(submitted(), noiseBackend, r, executed) : { ...IDEAL_QUALITY };
   return result;
 }
 

@@ -108,3 +108,16 @@ test('a leader loop runs its work in the leading process only', async () => {
   await a.stop();
   await b.stop();
 });
+
+test('decided() waits for the outcome of a first attempt started without waiting: a lone contender leads then', async () => {
+  const events: string[] = [];
+  const lone = contender(`lone-${Date.now()}`, events, 'lone');
+  await lone.decided(); // not started: nothing to wait for
+  assert.equal(lone.isLeader, false);
+  const started = lone.start();
+  await lone.decided();
+  assert.equal(lone.isLeader, true, 'the first attempt has its outcome');
+  assert.deepEqual(events, ['lone+']);
+  await started;
+  await lone.stop();
+});

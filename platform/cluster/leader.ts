@@ -41,6 +41,8 @@ export class Leadership {
   private timer: NodeJS.Timeout | null = null;
   private stopped = false;
   private busy: Promise<void> = Promise.resolve();
+  /** The first attempt, once start() began it. */
+  private first: Promise<void> | null = null;
   readonly holder = `${hostname()}:${process.pid}:${Math.random().toString(36).slice(2, 8)}`;
 
   constructor(
@@ -53,9 +55,19 @@ export class Leadership {
     return this.leading;
   }
 
+  /**
+   * Resolves once the first attempt to lead has an outcome (at once when start() was not
+   * called): a caller that started this without waiting for it (Fastify runs its onListen
+   * hooks after listen() resolves) waits here before it acts as a follower.
+   */
+  async decided(): Promise<void> {
+    await this.first?.catch(() => {});
+  }
+
   /** Makes a first attempt (so a single process leads when this resolves), then keeps trying. */
   async start(): Promise<void> {
-    await this.step();
+    this.first = this.step();
+    await this.first;
     const tick = () => {
       if (this.stopped) return;
       this.busy = this.busy.then(() => this.step()).catch((err: unknown) => this.options.log?.(`leader ${this.name}: ${String(err)}`));

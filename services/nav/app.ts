@@ -88,17 +88,15 @@ export async function buildNavApp(ctx: ServiceContext, options: { prefix: string
           await deps.receiver.stop();
         },
       });
-      // Fastify resolves listen() before its onListen hooks finish: a request that arrives while
-      // the first attempt to lead is under way waits for its outcome (a few ms), instead of being
-      // answered as by a follower that knows no leader (503), as a lone process once was.
-      let firstAttempt: Promise<void> | null = null;
       app.addHook('onListen', async () => {
-        firstAttempt = leadership.start();
-        await firstAttempt;
+        await leadership.start();
       });
       app.addHook('onRequest', async (req, reply) => {
-        if (forwarder.isLocal(req.url)) return;
-        if (firstAttempt) await firstAttempt.catch(() => {});
+        if (leadership.isLeader || forwarder.isLocal(req.url)) return;
+        // Fastify resolves listen() before its onListen hooks finish: a request that arrives
+        // while the first attempt to lead is under way waits for its outcome (a few ms) instead
+        // of being answered as by a follower that knows no leader (503).
+        await leadership.decided();
         if (leadership.isLeader) return;
         return forwarder.forward(req, reply);
       });

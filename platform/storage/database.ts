@@ -191,6 +191,8 @@ function byteaToText(value: unknown): string {
 
 /** A plain Uint8Array (not a Buffer), as PGlite's own parser returns. */
 function byteaFromText(text: string): Uint8Array {
+  // PostgreSQL's default output; the escape format (bytea_output = escape) is never set here.
+  if (!text.startsWith('\\x')) throw new Error('bytea value not in hex format (bytea_output must be hex)');
   const out = new Uint8Array((text.length - 2) >>> 1);
   Buffer.from(out.buffer, out.byteOffset, out.byteLength).write(text.slice(2), 'hex');
   return out;

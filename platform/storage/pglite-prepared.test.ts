@@ -53,6 +53,13 @@ describe('prepared statements on the embedded store', { skip: process.env.DATABA
       assert.deepEqual(read!.raw, new Uint8Array(raw), 'and PGlite\'s own queries read it alike');
     }
     await assert.rejects(db.query(`INSERT INTO prep_kinds (id, raw) VALUES ($1, $2)`, [14, 'not bytes']), /Invalid input for bytea type/);
+    // Read in another output format the value is refused, not turned into wrong bytes.
+    await db.exec(`SET bytea_output = 'escape'`);
+    try {
+      await assert.rejects(db.query(`SELECT raw FROM prep_kinds WHERE id = $1`, [11]), /not in hex format/);
+    } finally {
+      await db.exec(`SET bytea_output = 'hex'`);
+    }
   });
 
   test('a statement is prepared once and run many times', async () => {

@@ -22,7 +22,10 @@ describe('POST /v2/circuits', () => {
     assert.equal(r.body.backend, 'statevector_simulator');
     assert.equal(r.body.optimization.optimization_level, 2);
     assert.equal(r.body.optimization.original_depth, 3);
-    assert.equal(typeof r.body.estimated_wait, 'number');
+    // Taken by a worker at its insert on an idle simulator: answered as submitted, first, no wait.
+    assert.equal(r.body.status, 'queued');
+    assert.equal(r.body.queue_position, 1);
+    assert.equal(r.body.estimated_wait, 0);
     const res = await api.get(`/v2/jobs/${r.body.job_id}/results?wait=20`);
     assert.equal(res.status, 200, JSON.stringify(res.body));
     assert.deepEqual(Object.keys(res.body.counts).sort(), ['00', '11']);

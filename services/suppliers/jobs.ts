@@ -199,6 +199,7 @@ export async function applyObserved(deps: Deps, job: SupplierJob, o: Observed): 
     await markRunning(ctx.db, job.id, o.remoteStatus ?? null, ctx.now());
     return { ...job, status: 'running', remoteStatus: o.remoteStatus ?? job.remoteStatus };
   }
+  const status = o.status;
   const charged = chargeFor(job, o);
   const hash = o.result ? resultHash(o.result) : null;
   let location = o.resultLocation ?? null;
@@ -206,10 +207,19 @@ export async function applyObserved(deps: Deps, job: SupplierJob, o: Observed): 
   if (o.status === 'completed' && o.result && job.supplier === 'supplier_c' && job.mode === 'emulated') {
     location = await storeTaskResult(ctx.db, job, o.result, hash, ctx.now());
   }
-  const done = await finishJob(ctx.db, job.id, {
-    status: o.status, result: o.result ?? null, error: o.error ?? null, resultHash: hash, chargedMicros: charged,
-    remoteStatus: o.remoteStatus ?? null, resultLocation: location,
-  }, ctx.now());
+  // The end and its hold's close commit together: whoever reads the job finished (another path
+  // that lost this race reloads it) finds its money settled too.
+  const done = await ctx.db.transaction(async (tx) => {
+    const finished = await finishJob(tx, job.id, {
+      status, result: o.result ?? null, error: o.error ?? null, resultHash: hash, chargedMicros: charged,
+      remoteStatus: o.remoteStatus ?? null, resultLocation: location,
+    }, ctx.now());
+    if (finished?.holdId) {
+      if ((finished.chargedMicros ?? 0) > 0) await settleHold(tx, finished.holdId, finished.chargedMicros ?? 0);
+      else await releaseHold(tx, finished.holdId);
+    }
+    return finished;
+  });
   if (!done) return (await reload(deps, job)) ?? job;
   await afterFinish(deps, done, o);
   return done;
@@ -219,13 +229,9 @@ async function reload(deps: Deps, job: SupplierJob): Promise<SupplierJob | null>
   return jobById(deps.ctx.db, job.id);
 }
 
-/** Settles the hold, seals the end in the provenance chain, and tells the webhooks. */
+/** Seals the end in the provenance chain and tells the webhooks (the hold closed with the end). */
 async function afterFinish(deps: Deps, job: SupplierJob, o: Observed): Promise<void> {
   const { ctx } = deps;
-  if (job.holdId) {
-    if ((job.chargedMicros ?? 0) > 0) await settleHold(ctx.db, job.holdId, job.chargedMicros ?? 0);
-    else await releaseHold(ctx.db, job.holdId);
-  }
   await appendProvenance(ctx.db, job.id, job.status, {
     job_id: job.publicId, status: job.status, result_hash: job.resultHash, charged_usd: (job.chargedMicros ?? 0) / 1e6,
     remote_status: job.remoteStatus, error: job.error, optimization: job.result?.optimization ?? null,

@@ -8,6 +8,7 @@ import { createRequire } from 'node:module';
 import type pgTypes from 'pg';
 import { channelSql } from './channels.ts';
 import { startEmbeddedAutovacuum } from './embedded-autovacuum.ts';
+import { StatementNames } from './pg-prepared.ts';
 import { PreparedStatements } from './pglite-prepared.ts';
 
 export interface Sql {
@@ -64,18 +65,32 @@ function loadPg(): typeof pgTypes {
   return pgModule;
 }
 
-/** A database reached through node-postgres: a real server or a served PGlite. */
-export function openPostgres(config: pgTypes.PoolConfig): Database {
+/**
+ * A database reached through node-postgres: a real server or a served PGlite. Statements with
+ * parameters run as named prepared statements (pg-prepared.ts) unless `namedStatements` is
+ * false, as it must be for the embedded store's socket, whose connections share one session.
+ */
+export function openPostgres(config: pgTypes.PoolConfig, options: { namedStatements?: boolean } = {}): Database {
   const pg = loadPg();
   const pool = new pg.Pool({ max: 10, ...config });
   const listeners = new Set<() => Promise<void>>();
+  const names = options.namedStatements === false ? null : new StatementNames();
+  const statement = (text: string, params?: readonly unknown[]): pgTypes.QueryConfig =>
+    names ? names.query(text, params) : { text, values: params as unknown[] | undefined };
   // An idle client that loses its connection must not crash the process.
   pool.on('error', () => {});
   return {
     kind: 'postgres',
     async query<T>(text: string, params?: readonly unknown[]) {
-      const result = await pool.query(text, params as unknown[] | undefined);
-      return result.rows as T[];
+      try {
+        return (await pool.query(statement(text, params))).rows as T[];
+      } catch (err) {
+        // Outside a transaction a statement the server no longer takes under its name is
+        // prepared again under a new one and run once more (inside one, the failure has
+        // aborted the caller's transaction, which fails as it would have without names).
+        if (!names?.replanned(text, err)) throw err;
+        return (await pool.query(statement(text, params))).rows as T[];
+      }
     },
     async transaction<T>(fn: (tx: Sql) => Promise<T>, options: { asynchronousCommit?: boolean } = {}) {
       const client = await pool.connect();
@@ -83,7 +98,12 @@ export function openPostgres(config: pgTypes.PoolConfig): Database {
         await client.query(options.asynchronousCommit ? 'BEGIN; SET LOCAL synchronous_commit = off' : 'BEGIN');
         const tx: Sql = {
           async query<R>(text: string, params?: readonly unknown[]) {
-            return (await client.query(text, params as unknown[] | undefined)).rows as R[];
+            try {
+              return (await client.query(statement(text, params))).rows as R[];
+            } catch (err) {
+              names?.replanned(text, err);
+              throw err;
+            }
           },
         };
         const value = await fn(tx);

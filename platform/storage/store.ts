@@ -151,7 +151,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     await waitForSocket(join(dataDir, `.s.PGSQL.${SOCKET_PORT}`), owner.pid);
     // One client: over the socket every connection shares one PGlite session, so a second
     // connection could interleave statements inside our transactions.
-    const db = openPostgres({ host: dataDir, port: SOCKET_PORT, user: 'postgres', database: 'postgres', max: 1 });
+    const db = openPostgres({ host: dataDir, port: SOCKET_PORT, user: 'postgres', database: 'postgres', max: 1 }, { namedStatements: false });
     try {
       const secrets = options.migrations ? await migrateAndKey(db, options.migrations, dataDir) : undefined;
       return { db, mode: 'embedded-via-socket', secrets, close: () => db.close() };

@@ -71,4 +71,39 @@ CREATE INDEX quantum_jobs_backend_started ON quantum_jobs (backend, started_at D
 CREATE INDEX quantum_jobs_account_active ON quantum_jobs (service, account_id) WHERE status IN ('queued', 'validating', 'optimizing', 'running');
 `,
   },
+  {
+    // What a submission counts against its account's quotas, under the account's advisory lock
+    // (records.ts insertAndClaim). The lock is taken inside the function, and the count after
+    // it: each statement of a volatile function reads what was committed when that statement
+    // began, so a submission that waited for another one counts that one's job. On PostgreSQL
+    // the lock, the checks and the insert are thus one statement and one round trip, where
+    // they were four (BEGIN, the lock, the insert, COMMIT).
+    id: 'quantum-jobs/0004_account_usage_function',
+    sql: `
+CREATE FUNCTION quantum_account_usage(p_lock integer, p_service text, p_account text, p_minutes_kind text, p_since timestamptz, p_sums boolean)
+RETURNS TABLE (active_jobs bigint, used_minutes numeric, used_credits bigint)
+LANGUAGE plpgsql VOLATILE AS $fn$
+BEGIN
+  PERFORM pg_advisory_xact_lock(p_lock, hashtext(p_service || ':' || p_account));
+  IF p_sums THEN
+    RETURN QUERY
+      SELECT count(*) FILTER (WHERE q.status IN ('queued', 'validating', 'optimizing', 'running')),
+             COALESCE(sum(CASE WHEN q.minutes_kind = p_minutes_kind
+                               THEN q.charged_minutes + CASE WHEN q.status IN ('queued', 'validating', 'optimizing', 'running') THEN q.hold_minutes ELSE 0 END END), 0),
+             COALESCE(sum(q.credits) FILTER (WHERE q.created_at >= p_since), 0)::bigint
+        FROM quantum_jobs q
+       WHERE q.service = p_service AND q.account_id = p_account
+         AND (q.status IN ('queued', 'validating', 'optimizing', 'running') OR q.created_at >= p_since);
+  ELSE
+    -- Only the unfinished jobs: the partial index quantum_jobs_account_active holds them.
+    RETURN QUERY
+      SELECT count(*), 0::numeric, 0::bigint
+        FROM quantum_jobs q
+       WHERE q.service = p_service AND q.account_id = p_account
+         AND q.status IN ('queued', 'validating', 'optimizing', 'running');
+  END IF;
+END
+$fn$;
+`,
+  },
 ];

@@ -299,8 +299,9 @@ export class QuotaError extends Error {
 const QUOTA_LOCK = 7_310_901;
 
 /**
- * Inserts a job as `queued`. The quota checks and the insert run in one transaction under a
- * per-account advisory lock, so concurrent submissions can never pass a limit together.
+ * Inserts a job as `queued`. The quota checks and the insert are one statement, whose checks
+ * count under a per-account advisory lock (quantum_account_usage), so concurrent submissions
+ * can never pass a limit together.
  */
 export async function insertJob<I>(db: Database, job: NewJob<I>, now: Date): Promise<QuantumJob<I>> {
   return insertAndClaim(db, job, now, null);
@@ -425,17 +426,12 @@ export async function insertAndClaim<I>(db: Database, job: NewJob<I>, now: Date,
   if (!checks) return insert(db);
   const wantMinutes = limits.minutesIncluded !== undefined && Boolean(job.minutesKind);
   const wantCredits = limits.creditsIncluded !== undefined && (job.credits ?? 0) > 0;
-  // The checks and the insert are one statement: on the embedded store (one session) nothing
-  // runs between them; on a server the per-account advisory lock, taken first in the same
-  // transaction, makes concurrent submissions of an account wait for each other.
-  const usage = wantMinutes || wantCredits
-    ? `SELECT count(*) FILTER (WHERE status IN ${ACTIVE_SQL}) AS active,
-              COALESCE(sum(CASE WHEN minutes_kind = $13 THEN charged_minutes + CASE WHEN status IN ${ACTIVE_SQL} THEN hold_minutes ELSE 0 END END), 0) AS minutes,
-              COALESCE(sum(credits) FILTER (WHERE created_at >= $14), 0) AS credits
-         FROM quantum_jobs WHERE service = $2 AND account_id = $3 AND (status IN ${ACTIVE_SQL} OR created_at >= $14)`
-    : // $13 and $14 are typed here too: a parameter no statement uses has no type, which PostgreSQL refuses.
-      `SELECT count(*) AS active, 0::numeric AS minutes, 0::bigint AS credits
-         FROM quantum_jobs WHERE service = $2 AND account_id = $3 AND status IN ${ACTIVE_SQL} AND $13::text IS NOT NULL AND $14::timestamptz IS NOT NULL`;
+  // The checks and the insert are one statement: quantum_account_usage (migrations.ts) takes
+  // the account's advisory lock and then counts, so concurrent submissions of an account
+  // wait for each other and each counts the jobs of those before it. $13 and $14 are typed by
+  // the function's arguments.
+  const usage = `SELECT active_jobs AS active, used_minutes AS minutes, used_credits AS credits
+         FROM quantum_account_usage(${QUOTA_LOCK}, $2, $3, $13, $14, ${wantMinutes || wantCredits})`;
   const taken = claim ? claimSql(18, claim, 'h.hold') : null;
   const sql = `WITH u AS (${usage}),
      ins AS (
@@ -455,12 +451,7 @@ export async function insertAndClaim<I>(db: Database, job: NewJob<I>, now: Date,
     limits.maxConcurrent ?? null, wantMinutes ? limits.minutesIncluded : null, wantCredits ? limits.creditsIncluded : null,
     ...(taken?.params ?? [])];
   type Out = Row & { u_active: number | string; u_minutes: number | string; u_credits: number | string };
-  const [row] = db.kind === 'pglite'
-    ? await db.query<Out>(sql, params)
-    : await db.transaction(async (tx) => {
-        await tx.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [QUOTA_LOCK, `${job.service}:${job.accountId}`]);
-        return tx.query<Out>(sql, params);
-      });
+  const [row] = await db.query<Out>(sql, params);
   if (row?.id) return withInput(row);
   const active = Number(row?.u_active ?? 0);
   const used = Number(row?.u_minutes ?? 0);

@@ -14,13 +14,7 @@
  * processes preparing one name would collide.
  */
 import type pgTypes from 'pg';
-
-/**
- * SQLSTATEs after which a name is given up: a cached plan whose result no longer fits its
- * table (a column added under a `SELECT *`), and a name the session no longer has (a pooler
- * or `DISCARD ALL` reset it).
- */
-const REPLAN = new Set(['0A000', '26000']);
+import { needsReplan } from './pglite-prepared.ts';
 
 export class StatementNames {
   private readonly names = new Map<string, string>();
@@ -42,11 +36,12 @@ export class StatementNames {
   }
 
   /**
-   * Whether `err`, raised by running `text`, was the server refusing the statement's name;
+   * Whether `err`, raised by running `text`, was the server refusing the statement's name (a
+   * cached plan whose result no longer fits its table, a name a pooler or `DISCARD ALL` reset);
    * the text then gets a new name, which the next run prepares afresh.
    */
   replanned(text: string, err: unknown): boolean {
-    if (!REPLAN.has((err as { code?: string }).code ?? '') || !this.names.has(text)) return false;
+    if (!needsReplan(err) || !this.names.has(text)) return false;
     this.names.set(text, `lattice_${++this.next}`);
     return true;
   }

@@ -32,6 +32,15 @@ interface ProtocolMessage {
 /** SQLSTATE of a statement whose cached plan no longer fits the schema, and of a name the session lost. */
 const REPLAN = new Set(['0A000', '26000']);
 
+/**
+ * Whether `err` is the server refusing a prepared statement under its name (its cached plan
+ * no longer fits the schema, or the session lost the name): the statement is to be prepared
+ * again. Both stores' prepared statements (here and pg-prepared.ts) go by it.
+ */
+export function needsReplan(err: unknown): boolean {
+  return REPLAN.has((err as { code?: string }).code ?? '');
+}
+
 /** Instances in this process, so that two of them on one session never share a name. */
 let instances = 0;
 
@@ -64,10 +73,9 @@ export class PreparedStatements {
       // After a schema change under a statement (or a session reset by a socket client), the
       // statement is prepared again and run once more; not inside a transaction, which the
       // failure has aborted (the caller's transaction fails, as it would have without this).
-      const code = (err as { code?: string }).code ?? '';
-      if (REPLAN.has(code)) this.forget(text);
-      if (!REPLAN.has(code) || inTransaction) throw err;
+      if (!needsReplan(err)) throw err;
       this.forget(text);
+      if (inTransaction) throw err;
       return this.bindAndExecute<T>(await this.prepared(text), params);
     }
   }

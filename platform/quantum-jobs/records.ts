@@ -399,12 +399,13 @@ export async function insertAndClaim<I>(db: Database, job: NewJob<I>, now: Date,
   const withInput = (row: Row): QuantumJob<I> => fromRow<I>({ ...row, input: jsonbOrder(job.input) });
   const hold = (job.holdMinutes ?? 0).toFixed(9);
   const limits = job.limits ?? {};
-  const insert = async (tx: Sql, holdMinutes = hold): Promise<QuantumJob<I>> => {
+  const checks = limits.maxConcurrent !== undefined || limits.minutesIncluded !== undefined || limits.creditsIncluded !== undefined;
+  if (!checks) {
     const base = [id, job.service, job.accountId, job.keyId ?? null, job.kind, job.backend, inputJson, job.batchId ?? null,
-      job.minutesKind ?? null, holdMinutes, job.credits ?? 0, now];
+      job.minutesKind ?? null, hold, job.credits ?? 0, now];
     const taken = claim ? claimSql(13, claim, '$10::numeric') : null;
     const [row] = taken
-      ? await tx.query<Row>(
+      ? await db.query<Row>(
           `INSERT INTO quantum_jobs (id, service, account_id, key_id, kind, backend, status, input, batch_id, minutes_kind,
              hold_minutes, reserved_minutes, credits, created_at, updated_at${taken.columns})
            SELECT $1, $2, $3, $4, $5, $6, ${taken.status}, $7::jsonb, $8, $9, $10::numeric, $10::numeric,
@@ -413,7 +414,7 @@ export async function insertAndClaim<I>(db: Database, job: NewJob<I>, now: Date,
            RETURNING ${COLUMNS_BUT_INPUT}`,
           [...base, ...taken.params],
         )
-      : await tx.query<Row>(
+      : await db.query<Row>(
           `INSERT INTO quantum_jobs (id, service, account_id, key_id, kind, backend, status, input, batch_id, minutes_kind,
              hold_minutes, reserved_minutes, credits, created_at, updated_at)
            VALUES ($1, $2, $3, $4, $5, $6, 'queued', $7, $8, $9, $10, $10, $11, $12, $12)
@@ -421,9 +422,7 @@ export async function insertAndClaim<I>(db: Database, job: NewJob<I>, now: Date,
           base,
         );
     return withInput(row!);
-  };
-  const checks = limits.maxConcurrent !== undefined || limits.minutesIncluded !== undefined || limits.creditsIncluded !== undefined;
-  if (!checks) return insert(db);
+  }
   const wantMinutes = limits.minutesIncluded !== undefined && Boolean(job.minutesKind);
   const wantCredits = limits.creditsIncluded !== undefined && (job.credits ?? 0) > 0;
   // The checks and the insert are one statement: quantum_account_usage (migrations.ts) takes

@@ -1,12 +1,15 @@
 /**
  * Concurrent submissions of one account never pass its quotas together: the count of its
  * unfinished jobs, its minutes and its credits are read under the account's lock, after the
- * submissions before it (on PostgreSQL the pool's ten connections submit at once).
+ * submissions before it. On PostgreSQL they are sent through two pools of ten connections on
+ * the same schema, as two processes of a cluster send them (each with its own connections and
+ * its own names for prepared statements).
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { createAccount } from '../identity/accounts.ts';
 import { allMigrations } from '../server.ts';
+import { openPostgres, type Database } from '../storage/database.ts';
 import { openTestDatabase } from '../testing/harness.ts';
 import { insertJob, QuotaError, type NewJob } from './records.ts';
 
@@ -15,11 +18,16 @@ const input = { task: { qasm: 'OPENQASM 2.0;', backend: 'statevector_simulator',
 /** Submits `n` jobs of one new account at once; the jobs inserted and the quotas that refused the others. */
 async function submitTogether(n: number, job: Omit<NewJob<typeof input>, 'service' | 'accountId' | 'input' | 'kind' | 'backend'>) {
   const { db, close } = await openTestDatabase(allMigrations([]));
+  let other: Database | null = null;
   try {
+    if (db.kind === 'postgres') {
+      const [{ schema }] = await db.query<{ schema: string }>('SELECT current_schema() AS schema');
+      other = openPostgres({ connectionString: process.env.DATABASE_URL, options: `-c search_path=${schema}` });
+    }
     const account = await createAccount(db, { email: 'quota@example.test' });
     const outcomes = await Promise.allSettled(
-      Array.from({ length: n }, () =>
-        insertJob(db, { service: 'quota', accountId: account.id, kind: 'run', backend: 'statevector_simulator', input, ...job }, new Date()),
+      Array.from({ length: n }, (_, i) =>
+        insertJob(i % 2 && other ? other : db, { service: 'quota', accountId: account.id, kind: 'run', backend: 'statevector_simulator', input, ...job }, new Date()),
       ),
     );
     const refused = outcomes.map((o) => {
@@ -33,6 +41,7 @@ async function submitTogether(n: number, job: Omit<NewJob<typeof input>, 'servic
     );
     return { inserted: outcomes.filter((o) => o.status === 'fulfilled').length, refused: refused.filter((q) => q !== null), row: row! };
   } finally {
+    await other?.close();
     await close();
   }
 }

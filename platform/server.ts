@@ -107,7 +107,7 @@ export async function startLattice(
   if (store.secrets?.sealed) log(`lattice: encrypted ${store.secrets.sealed} secrets that were stored in clear`);
   const queue = lazyJobQueue(store.db);
   jobQueueGauge(store.db);
-  const ctx: ServiceContext = { db: store.db, dataDir: config.dataDir, now: () => new Date(), queue: queue.get };
+  const ctx: ServiceContext = { db: store.db, dataDir: config.dataDir, now: () => new Date(), queue: queue.get, warmUp: true };
   // Queue workers (jobs/background.ts) start once every service answers, and /ready waits for them.
   holdWorkerStarts(queue.get);
   // Rows of ended limit windows are deleted by one process of the cluster.

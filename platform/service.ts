@@ -14,6 +14,12 @@ export interface ServiceContext {
    * stopped after the services close. Every service defines its own queue names on it.
    */
   queue: () => Promise<JobQueue>;
+  /**
+   * Set by `lattice serve`: load, once every service listens, what the first requests would
+   * otherwise wait for (the language API's default chat model), with `/ready` at 503 until it is
+   * loaded. Left out by tests and one-off commands, which start services and use few routes.
+   */
+  warmUp?: boolean;
 }
 
 export interface PlanInfo {

@@ -7,7 +7,8 @@
  * first service is built), once it releases them (`releaseWorkerStarts`, after every service
  * listens): the server keeps `/ready` at 503 `starting` until they are done, and a start that
  * fails fails the server's start as an awaited one did. A job sent before its worker runs waits
- * in the queue's table, as it would for a busy worker.
+ * in the queue's table, as it would for a busy worker. The language API's load of its default
+ * chat model under `lattice serve` (`ctx.warmUp`) is handed over the same way.
  *
  * What a process keeps: per queue getter (`ctx.queue`; one per process, one per test service),
  * the promise of each start handed over and, while held, the starts not yet run; dropped with

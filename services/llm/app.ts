@@ -61,6 +61,18 @@ export async function build(ctx: ServiceContext, options: { prefix: string }): P
       const events = new Events(ctx);
       const adapters = new Adapters(ctx.db, ctx.dataDir);
       const language = new Language(loadConfig());
+      // Under `lattice serve` the default chat model loads once every service listens, with /ready
+      // at 503 until it has (and /health saying `starting`), instead of on the first request that
+      // needs it. A model that cannot load is for /health to report, not a failed start.
+      const chatModel = language.model(language.config.default_chat_model, 'chat');
+      let warming = ctx.warmUp === true && chatModel.provider === 'local';
+      if (warming) {
+        void startWorkersLater(ctx, 'the default chat model', async () => {
+          const { loadModel } = await import('../../engines/language/local/runtime.ts');
+          await loadModel(chatModel.path ?? '').catch(() => undefined);
+          warming = false;
+        });
+      }
       const trainer = new Trainer(ctx, adapters);
       const limits = new QLimits(ctx.db);
       // The webhook and training workers start the job queue: after the service answers, with
@@ -83,6 +95,7 @@ export async function build(ctx: ServiceContext, options: { prefix: string }): P
         trainer,
         datasets: new DatasetIndexes(ctx.db),
         limits,
+        warmingUp: () => warming,
         bearerAuth: requireKey({
           db: ctx.db,
           service: 'llm',

@@ -9,6 +9,8 @@ import { LanguageError } from '../errors.ts';
 
 let llamaPromise: Promise<Llama> | undefined;
 const models = new Map<string, Promise<LlamaModel>>();
+/** Paths whose load has begun and not yet ended (loaded or failed). */
+const loading = new Set<string>();
 
 export function getRuntime(): Promise<Llama> {
   llamaPromise ??= import('node-llama-cpp').then(({ getLlama, LlamaLogLevel }) =>
@@ -44,10 +46,23 @@ export function loadModel(path: string): Promise<LlamaModel> {
       }
     })();
     models.set(path, p);
+    loading.add(path);
+    const loaded = p;
     // A failed load is not cached: the file may be fixed and retried.
-    p.catch(() => models.delete(path));
+    loaded.then(
+      () => loading.delete(path),
+      () => {
+        loading.delete(path);
+        if (models.get(path) === loaded) models.delete(path);
+      },
+    );
   }
   return p;
+}
+
+/** Whether a load of the model at `path` has begun and not yet ended: a caller of loadModel would wait for it. */
+export function isModelLoading(path: string): boolean {
+  return loading.has(path);
 }
 
 export async function unloadAll(): Promise<void> {

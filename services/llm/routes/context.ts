@@ -25,6 +25,8 @@ export interface QDeps {
   limits: QLimits;
   /** `Authorization: Bearer <key>` of this service (sets `req.identity`), checked before the body is. */
   bearerAuth: preValidationAsyncHookHandler;
+  /** Whether the start's load of the default chat model (`ctx.warmUp`) is still to run or running. */
+  warmingUp: () => boolean;
 }
 
 export const bearerSecurity = [{ bearerAuth: [] }];

@@ -3,7 +3,9 @@
  * answers a query; inference loads the default chat model and tokenizes with it (an upstream
  * model is only reported, not called); quantum runs a two-qubit fidelity-kernel circuit on
  * the statevector simulator and checks it against its closed form. `status` is `healthy`
- * when every check passes, else `degraded`.
+ * when every check passes, else `degraded`; `starting` while the model is still loading
+ * (`lattice serve` loads it after every service listens, and /ready waits for it): that check
+ * says `loading` at once instead of holding the answer until the load ends.
  */
 import { Type } from 'typebox';
 import type { ServiceApp } from '../../../platform/http/app.ts';
@@ -12,7 +14,7 @@ import { TAG, type QDeps } from './context.ts';
 export const VERSION = '2.1.0';
 
 interface Check {
-  status: 'ok' | 'error';
+  status: 'ok' | 'error' | 'loading';
   latency_ms: number;
   detail: string;
 }
@@ -27,7 +29,22 @@ async function timed(fn: () => Promise<string>): Promise<Check> {
   }
 }
 
-const CheckSchema = Type.Object({ status: Type.String({ description: 'ok or error' }), latency_ms: Type.Number(), detail: Type.String() });
+/** The default chat model loads and tokenizes; a load already under way is reported, not waited for. */
+async function inferenceCheck(deps: QDeps): Promise<Check> {
+  const m = deps.language.model(deps.language.config.default_chat_model, 'chat');
+  if (m.provider !== 'local') return timed(async () => `${m.id} is served upstream by ${m.base_url}; not called by health`);
+  const { isModelLoading, loadModel } = await import('../../../engines/language/local/runtime.ts');
+  // Under `lattice serve` the load waits for every service to listen; asked before, it is loading too.
+  if (deps.warmingUp() || isModelLoading(m.path ?? '')) return { status: 'loading', latency_ms: 0, detail: `${m.id} is loading (llama.cpp, CPU)` };
+  return timed(async () => {
+    const model = await loadModel(m.path ?? '');
+    const n = model.tokenize('health check').length;
+    if (n === 0) throw new Error(`${m.id} tokenized nothing`);
+    return `${m.id} loaded (llama.cpp, CPU), tokenizer ok`;
+  });
+}
+
+const CheckSchema = Type.Object({ status: Type.String({ description: 'ok, error, or loading (the model is loading; asked again later, it says ok or error)' }), latency_ms: Type.Number(), detail: Type.String() });
 
 export function registerHealth(app: ServiceApp, deps: QDeps): void {
   app.get(
@@ -38,7 +55,7 @@ export function registerHealth(app: ServiceApp, deps: QDeps): void {
         summary: 'Health with real checks of the database, inference and the quantum simulator',
         response: {
           200: Type.Object({
-            status: Type.String({ description: 'healthy or degraded' }),
+            status: Type.String({ description: 'healthy, degraded, or starting (a component is still loading)' }),
             version: Type.String(),
             components: Type.Object({ api: CheckSchema, database: CheckSchema, inference: CheckSchema, quantum: CheckSchema }),
           }),
@@ -52,15 +69,7 @@ export function registerHealth(app: ServiceApp, deps: QDeps): void {
           await deps.ctx.db.query('SELECT 1');
           return `${deps.ctx.db.kind} answers`;
         }),
-        timed(async () => {
-          const m = deps.language.model(deps.language.config.default_chat_model, 'chat');
-          if (m.provider !== 'local') return `${m.id} is served upstream by ${m.base_url}; not called by health`;
-          const { loadModel } = await import('../../../engines/language/local/runtime.ts');
-          const model = await loadModel(m.path ?? '');
-          const n = model.tokenize('health check').length;
-          if (n === 0) throw new Error(`${m.id} tokenized nothing`);
-          return `${m.id} loaded (llama.cpp, CPU), tokenizer ok`;
-        }),
+        inferenceCheck(deps),
         timed(async () => {
           const { fidelityKernel } = await import('../../../engines/language/rerank/quantum.ts');
           // RY(π/4·x) twice around a CX ring of two qubits; x=(1,1) against itself has fidelity 1.
@@ -70,8 +79,9 @@ export function registerHealth(app: ServiceApp, deps: QDeps): void {
           return `statevector simulator (CPU): kernel(x, x) = 1, kernel(x, 0) = ${other.toFixed(4)}`;
         }),
       ]);
-      const ok = [database, inference, quantum].every((c) => c.status === 'ok');
-      return { status: ok ? 'healthy' : 'degraded', version: VERSION, components: { api, database, inference, quantum } };
+      const checks = [database, inference, quantum];
+      const status = checks.some((c) => c.status === 'error') ? 'degraded' : checks.some((c) => c.status === 'loading') ? 'starting' : 'healthy';
+      return { status, version: VERSION, components: { api, database, inference, quantum } };
     },
   );
 }

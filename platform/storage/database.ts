@@ -230,9 +230,9 @@ function byteaFromText(text: string): Uint8Array {
  * second after 2 s either way (12 s measured), and the quantum-api bench's Bell and 20-qubit
  * latencies did not move (three alternations).
  */
-const PGLITE_TIERING_BUDGET = 18_000_000;
+export const PGLITE_TIERING_BUDGET = 18_000_000;
 /** V8's own --wasm-tiering-budget (its default in Node 20), put back once PGlite has started. */
-const V8_TIERING_BUDGET = 1_800_000;
+export const V8_TIERING_BUDGET = 1_800_000;
 
 /**
  * The embedded PGlite kept in `dir` (created when missing); `dir` null keeps it in memory.

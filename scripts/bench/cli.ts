@@ -24,7 +24,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { allMigrations } from '../../platform/server.ts';
 import { openStore } from '../../platform/storage/store.ts';
-import { EMBEDDED_SHARED_BUFFERS } from '../../platform/storage/database.ts';
+import { EMBEDDED_SHARED_BUFFERS, PGLITE_TIERING_BUDGET, V8_TIERING_BUDGET } from '../../platform/storage/database.ts';
 import { services } from '../../services/index.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -168,8 +168,11 @@ const PROBE = `
 const dir = process.argv[1];
 const t0 = performance.now();
 const c0 = process.cpuUsage();
+const { setFlagsFromString } = await import('node:v8');
 const { PGlite } = await import('@electric-sql/pglite');
+setFlagsFromString('--wasm-tiering-budget=${PGLITE_TIERING_BUDGET}');
 const db = await PGlite.create(dir + '/pgdata', { startParams: [...PGlite.defaultStartParams, '-c', 'shared_buffers=${EMBEDDED_SHARED_BUFFERS}'] });
+setFlagsFromString('--wasm-tiering-budget=${V8_TIERING_BUDGET}');
 await db.exec('CREATE TABLE IF NOT EXISTS lattice_migrations (id text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())');
 await db.query('SELECT pg_advisory_lock(7310425)');
 await db.query('SELECT id FROM lattice_migrations');

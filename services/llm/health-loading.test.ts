@@ -45,6 +45,11 @@ test('a failed load ends the loading state (the next load tries again)', async (
   const missing = join(tmpdir(), 'lattice-no-such-model.gguf');
   await assert.rejects(loadModel(missing), /does not exist/);
   assert.equal(isModelLoading(missing), false);
+  // Not cached: the next call loads again (and fails again, the file still missing).
+  const again = loadModel(missing);
+  assert.equal(isModelLoading(missing), true);
+  await assert.rejects(again, /does not exist/);
+  assert.equal(isModelLoading(missing), false);
 });
 
 test('lattice serve loads the default chat model once every service listens; /health says starting until then, /ready waits', { skip: process.env.DATABASE_URL ? 'lattice serve on a data dir: embedded store only' : false }, async () => {

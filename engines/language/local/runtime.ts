@@ -9,8 +9,8 @@ import { LanguageError } from '../errors.ts';
 
 let llamaPromise: Promise<Llama> | undefined;
 const models = new Map<string, Promise<LlamaModel>>();
-/** Paths whose load has begun and not yet ended (loaded or failed). */
-const loading = new Set<string>();
+/** The loads of `models` that have ended, loaded or failed. */
+const settled = new WeakSet<Promise<LlamaModel>>();
 
 export function getRuntime(): Promise<Llama> {
   llamaPromise ??= import('node-llama-cpp').then(({ getLlama, LlamaLogLevel }) =>
@@ -34,35 +34,33 @@ export function checkGgufFile(path: string): void {
 }
 
 export function loadModel(path: string): Promise<LlamaModel> {
-  let p = models.get(path);
-  if (!p) {
-    p = (async () => {
-      checkGgufFile(path);
-      const llama = await getRuntime();
-      try {
-        return await llama.loadModel({ modelPath: path, gpuLayers: 0 });
-      } catch (err) {
-        throw new LanguageError('model_file_invalid', `cannot load model ${path}: ${(err as Error).message}`, { cause: err });
-      }
-    })();
-    models.set(path, p);
-    loading.add(path);
-    const loaded = p;
-    // A failed load is not cached: the file may be fixed and retried.
-    loaded.then(
-      () => loading.delete(path),
-      () => {
-        loading.delete(path);
-        if (models.get(path) === loaded) models.delete(path);
-      },
-    );
-  }
-  return p;
+  const cached = models.get(path);
+  if (cached) return cached;
+  const load = (async () => {
+    checkGgufFile(path);
+    const llama = await getRuntime();
+    try {
+      return await llama.loadModel({ modelPath: path, gpuLayers: 0 });
+    } catch (err) {
+      throw new LanguageError('model_file_invalid', `cannot load model ${path}: ${(err as Error).message}`, { cause: err });
+    }
+  })();
+  models.set(path, load);
+  load.then(
+    () => settled.add(load),
+    () => {
+      settled.add(load);
+      // A failed load is not cached: the file may be fixed and retried.
+      if (models.get(path) === load) models.delete(path);
+    },
+  );
+  return load;
 }
 
 /** Whether a load of the model at `path` has begun and not yet ended: a caller of loadModel would wait for it. */
 export function isModelLoading(path: string): boolean {
-  return loading.has(path);
+  const load = models.get(path);
+  return load !== undefined && !settled.has(load);
 }
 
 export async function unloadAll(): Promise<void> {

@@ -1,7 +1,8 @@
-// The default chat model while it loads: /health answers at once (`starting`, inference `loading`)
-// instead of holding the answer; `lattice serve` loads it after the service listens, /ready waiting.
+// The default chat model and /health: while it loads, /health answers at once (`starting`,
+// inference `loading`); `lattice serve` loads it after the services listen, /ready waiting;
+// a model that cannot load leaves the start to complete and /health `degraded`.
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
@@ -109,5 +110,35 @@ test('lattice serve loads the default chat model once every service listens; /he
     assert.equal(h.body.components.inference.status, 'ok');
   } finally {
     await lattice.stop();
+  }
+});
+
+test('lattice serve with a default chat model that cannot load: the start completes, /ready is 200, /health is degraded with the reason', { skip: process.env.DATABASE_URL ? 'lattice serve on a data dir: embedded store only' : false }, async () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'lattice-llm-bad-model-'));
+  dirs.push(dataDir);
+  const model = join(dataDir, 'broken.gguf');
+  writeFileSync(model, 'not a model');
+  const modelsFile = join(dataDir, 'models.json');
+  writeFileSync(modelsFile, JSON.stringify({ models: [{ id: 'broken', provider: 'local', path: model, capabilities: ['chat'] }], default_chat_model: 'broken' }));
+  const saved = process.env.LATTICE_MODELS;
+  process.env.LATTICE_MODELS = modelsFile;
+  try {
+    const config = loadConfig({ env: { LATTICE_DRAIN_SECONDS: '0' }, flags: { dataDir, only: 'llm' }, defaults: { llm: 0 } });
+    const lattice = await startLattice(config, [llmService], () => {});
+    try {
+      const url = lattice.services[0]!.url;
+      assert.deepEqual((await call(`${url}/ready`)).body, { status: 'ready' });
+      const h = await call(`${url}/health`);
+      assert.equal(h.status, 200);
+      assert.equal(h.body.status, 'degraded');
+      assert.equal(h.body.components.inference.status, 'error');
+      assert.match(h.body.components.inference.detail, /is not a GGUF file/);
+      assert.equal(h.body.components.database.status, 'ok');
+    } finally {
+      await lattice.stop();
+    }
+  } finally {
+    if (saved === undefined) delete process.env.LATTICE_MODELS;
+    else process.env.LATTICE_MODELS = saved;
   }
 });

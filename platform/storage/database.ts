@@ -224,8 +224,9 @@ function byteaFromText(text: string): Uint8Array {
  * compiles it again with its optimizing compiler: ten times V8's default. At the default,
  * PostgreSQL's own start-up code (catalog loading, the first statements) runs hot enough to be
  * recompiled, on background threads that take the cores the start needs: a `serve --only
- * licensing` took 0.83-1.01 s to its first /health with the default and 0.73-0.94 s with this
- * (2 cores, five alternations), the opening 435 ms of CPU instead of 567. The statements a
+ * licensing` took 0.83-1.01 s to its first /health with the default and 0.66-0.71 s with this
+ * (2 cores, five runs each; `npm run bench -- cli`: 841-861 -> 677-736 ms), the opening 435 ms
+ * of CPU instead of 567. The statements a
  * service repeats still reach the budget within a second or two: 1,000 mixed statements per
  * second after 2 s either way (12 s measured), and the quantum-api bench's Bell and 20-qubit
  * latencies did not move (three alternations).

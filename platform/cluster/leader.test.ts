@@ -56,16 +56,21 @@ test('of three contenders exactly one leads; when it stops another takes over', 
   assert.ok(onPostgres());
   const events: string[] = [];
   const all = ['a', 'b', 'c'].map((label) => contender('three', events, label));
-  await Promise.all(all.map((c) => c.start()));
-  await new Promise((r) => setTimeout(r, 300));
-  assert.equal(all.filter((c) => c.isLeader).length, 1);
-  const first = all.find((c) => c.isLeader)!;
-  await first.stop();
-  await until(() => all.filter((c) => c.isLeader).length === 1);
-  const second = all.find((c) => c.isLeader)!;
-  assert.notEqual(second, first);
-  assert.equal((await currentLeader(t.db, 'three'))?.holder, second.holder);
-  await Promise.all(all.map((c) => c.stop()));
+  try {
+    await Promise.all(all.map((c) => c.start()));
+    await new Promise((r) => setTimeout(r, 300));
+    assert.equal(all.filter((c) => c.isLeader).length, 1);
+    const first = all.find((c) => c.isLeader)!;
+    await first.stop();
+    await until(() => all.filter((c) => c.isLeader).length === 1);
+    const second = all.find((c) => c.isLeader)!;
+    assert.notEqual(second, first);
+    // A leader is written where it is by the time it says it leads.
+    assert.equal((await currentLeader(t.db, 'three'))?.holder, second.holder);
+  } finally {
+    // Also after a failed assertion: a contender left running keeps its connection, and the test process with it.
+    await Promise.all(all.map((c) => c.stop()));
+  }
   assert.equal(events.filter((e) => e.endsWith('+')).length, 2, events.join(' '));
 });
 
@@ -73,23 +78,44 @@ test("a leader whose connection dies steps down and another takes over within se
   const events: string[] = [];
   const a = contender('killed', events, 'a');
   const b = contender('killed', events, 'b');
-  await a.start();
-  await b.start();
-  assert.equal(a.isLeader, true);
-  assert.equal(b.isLeader, false);
-  // The server ends the leader's session, as when its process dies.
-  await t.db.query(
-    `SELECT pg_terminate_backend(pid) FROM pg_locks
-      WHERE locktype = 'advisory' AND granted AND objid::bigint = (hashtext(current_schema() || ':leader:killed')::bigint & 4294967295)`,
-  );
-  const started = Date.now();
-  // The old leader steps down; one process (either: the old one's process is still alive here) leads again.
-  const leading = () => events.filter((e) => e.endsWith('+')).length - events.filter((e) => e.endsWith('-')).length;
-  await until(() => events.includes('a-') && leading() === 1);
-  assert.ok(Date.now() - started < 3_000);
-  assert.notEqual(a.isLeader, b.isLeader, events.join(' '));
-  await a.stop();
-  await b.stop();
+  try {
+    await a.start();
+    await b.start();
+    assert.equal(a.isLeader, true);
+    assert.equal(b.isLeader, false);
+    // The server ends the leader's session, as when its process dies.
+    await t.db.query(
+      `SELECT pg_terminate_backend(pid) FROM pg_locks
+        WHERE locktype = 'advisory' AND granted AND objid::bigint = (hashtext(current_schema() || ':leader:killed')::bigint & 4294967295)`,
+    );
+    const started = Date.now();
+    // The old leader steps down; one process (either: the old one's process is still alive here) leads again.
+    const leading = () => events.filter((e) => e.endsWith('+')).length - events.filter((e) => e.endsWith('-')).length;
+    await until(() => events.includes('a-') && leading() === 1);
+    assert.ok(Date.now() - started < 3_000);
+    assert.notEqual(a.isLeader, b.isLeader, events.join(' '));
+  } finally {
+    await a.stop();
+    await b.stop();
+  }
+});
+
+test('a stop during the first attempt waits for it and gives back what it took', async () => {
+  const events: string[] = [];
+  const name = `stopped-early-${Date.now()}`;
+  const early = contender(name, events, 'early');
+  const started = early.start();
+  await early.stop();
+  await started;
+  assert.equal(early.isLeader, false);
+  // It led for a moment or not at all, and in either case no longer.
+  assert.ok(events.length === 0 || events.join(' ') === 'early+ early-', events.join(' '));
+  assert.equal(await currentLeader(t.db, name), null);
+  // Nothing it took is held: another contender leads at once.
+  const next = contender(name, events, 'next');
+  await next.start();
+  assert.equal(next.isLeader, true);
+  await next.stop();
 });
 
 test('a leader loop runs its work in the leading process only', async () => {

@@ -82,6 +82,8 @@ export class Leadership {
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
+    // The first attempt is not on `busy`: a stop during it waits for it, then gives back what it took.
+    await this.first?.catch(() => {});
     await this.busy.catch(() => {});
     await this.stepDown();
   }
@@ -122,8 +124,7 @@ export class Leadership {
   }
 
   private async gain(): Promise<void> {
-    this.leading = true;
-    this.options.log?.(`leader ${this.name}: this process (${this.holder}) leads`);
+    // The row before the flag: whoever sees isLeader finds where the leader is written.
     await this.db
       .query(
         `INSERT INTO cluster_leaders (name, holder, address, since) VALUES ($1, $2, $3, now())
@@ -131,6 +132,8 @@ export class Leadership {
         [this.name, this.holder, this.options.address?.() ?? null],
       )
       .catch(() => {});
+    this.leading = true;
+    this.options.log?.(`leader ${this.name}: this process (${this.holder}) leads`);
     try {
       await this.options.onGain();
     } catch (err) {

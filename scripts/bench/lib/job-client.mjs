@@ -6,13 +6,16 @@
 // later, as a client facing a full queue would, and counted.
 // With `warmup`, that many jobs go first, untimed, in this same process and on the same
 // connections; the client then says `{ warmed: true }` and waits for any message before the
-// timed runs, so the parent can start its own counting there. A client's first few hundred
+// timed runs, so the parent can start its own counting there. With `paced`, each timed job
+// waits for the parent: the client says `{ ready: i }` and starts job i on the parent's next
+// message (the parent runs its in-process baseline in between, so that each job has a
+// baseline run beside it under the same load). A client's first few hundred
 // requests run on code V8 has not optimised yet: timed from a fresh process, they added
 // about a millisecond to every Bell job.
 // Replies with each job's time (ms), the submitted ids, the refusals, and this process's CPU time.
 import { Agent, request } from 'node:http';
 
-const { base, headers, body, runs, concurrency, mode, warmup = 0 } = await new Promise((resolve) => process.once('message', resolve));
+const { base, headers, body, runs, concurrency, mode, warmup = 0, paced = false } = await new Promise((resolve) => process.once('message', resolve));
 const agent = new Agent({ keepAlive: true, maxSockets: concurrency });
 
 function send(method, path, payload) {
@@ -28,15 +31,21 @@ function send(method, path, payload) {
   });
 }
 
-/** Runs `count` jobs with `concurrency` clients; returns each one's time (ms) and the submitted ids. */
-async function jobs(count) {
+const parentSays = () => new Promise((resolve) => process.once('message', resolve));
+
+/** Runs `count` jobs with `concurrency` clients (with `pace`, each after the parent's go); returns each one's time (ms) and the submitted ids. */
+async function jobs(count, pace = false) {
   const times = [];
   const ids = [];
   let next = 0;
   await Promise.all(
     Array.from({ length: concurrency }, async () => {
       while (next < count) {
-        next++;
+        const i = next++;
+        if (pace) {
+          process.send({ ready: i });
+          await parentSays();
+        }
         const t = performance.now();
         let s = await send('POST', '/v2/circuits', body);
         while (s.status === 429) {
@@ -62,11 +71,11 @@ if (warmup > 0) {
   await jobs(warmup);
   refused = 0;
   process.send({ warmed: true });
-  await new Promise((resolve) => process.once('message', resolve));
+  await parentSays();
 }
 const cpu = process.cpuUsage();
 const t0 = performance.now();
-const { times, ids } = await jobs(runs);
+const { times, ids } = await jobs(runs, paced);
 const wall = performance.now() - t0;
 const used = process.cpuUsage(cpu);
 process.send({ times, ids, refused, wallMs: wall, cpuMs: (used.user + used.system) / 1000 }, () => process.exit(0));

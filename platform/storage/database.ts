@@ -226,14 +226,26 @@ function byteaFromText(text: string): Uint8Array {
  * recompiled, on background threads that take the cores the start needs: a `serve --only
  * licensing` took 0.83-1.01 s to its first /health with the default and 0.66-0.71 s with this
  * (2 cores, five runs each; `npm run bench -- cli`: 841-861 -> 677-736 ms), the opening 435 ms
- * of CPU instead of 567. The statements a
- * service repeats still reach the budget within a second or two: 1,000 mixed statements per
- * second after 2 s either way (12 s measured), and the quantum-api bench's Bell and 20-qubit
- * latencies did not move (three alternations).
+ * of CPU instead of 567. The statements a service repeats still reach the budget within a
+ * second or two: 1,000 mixed statements per second after 2 s either way (12 s measured), and
+ * the quantum-api bench's Bell and 20-qubit latencies did not move (three alternations).
  */
 export const PGLITE_TIERING_BUDGET = 18_000_000;
 /** V8's own --wasm-tiering-budget (its default in Node 20), put back once PGlite has started. */
 export const V8_TIERING_BUDGET = 1_800_000;
+
+/**
+ * The --wasm-tiering-budget this process was started with (`node --wasm-tiering-budget=N`),
+ * or null. An operator's own budget is left alone: PGlite starts under it, and nothing is reset.
+ * (Node refuses the flag in NODE_OPTIONS, so the command line is the only place it can be given.)
+ */
+export function givenTieringBudget(execArgv: readonly string[]): number | null {
+  for (const arg of execArgv) {
+    const m = /^--wasm[-_]tiering[-_]budget=(\d+)$/.exec(arg);
+    if (m) return Number(m[1]);
+  }
+  return null;
+}
 
 /**
  * The embedded PGlite kept in `dir` (created when missing); `dir` null keeps it in memory.
@@ -257,12 +269,13 @@ export async function openPglite(
   };
   // The budget is given to each function as its module is instantiated: set around PGlite's
   // start only, so that no other module (liboqs, compiled before or after) runs under it.
-  setFlagsFromString(`--wasm-tiering-budget=${PGLITE_TIERING_BUDGET}`);
+  const ownBudget = givenTieringBudget(process.execArgv) === null;
+  if (ownBudget) setFlagsFromString(`--wasm-tiering-budget=${PGLITE_TIERING_BUDGET}`);
   let db: InstanceType<typeof PGlite>;
   try {
     db = dir ? await PGlite.create(dir, settings) : await PGlite.create(settings);
   } finally {
-    setFlagsFromString(`--wasm-tiering-budget=${V8_TIERING_BUDGET}`);
+    if (ownBudget) setFlagsFromString(`--wasm-tiering-budget=${V8_TIERING_BUDGET}`);
   }
   // Listeners by channel, for notifications that arrive over the socket (socket-notices.ts).
   const socketListeners = new Map<string, Set<(payload: string) => void>>();

@@ -21,7 +21,7 @@ import { availableParallelism, loadavg } from 'node:os';
 import { Agent, request } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { startBareProxy } from './lib/bare-proxy.ts';
-import { measure, type LoadResult } from './lib/http-load.ts';
+import { measure, measureWarm, type LoadResult } from './lib/http-load.ts';
 import { getBalance } from '../../platform/billing/index.ts';
 import { startFakeUpstream } from '../../services/llm-gateway/testing/fake-upstream.ts';
 import { startGateway, upstreamModels } from '../../services/llm-gateway/testing/harness.ts';
@@ -98,9 +98,8 @@ export async function run(): Promise<void> {
       console.log(`added    p50 ${fmt(added50)} (aim < 1 ms)  p99 ${fmt(added99)}`);
       const directLoad = await measure({ url: `${upstream.url}/chat/completions`, method: 'POST', bodies: [body] });
       const gatewayLoad = await measure({ url: `${gw.url}/api/v1/chat/completions`, method: 'POST', headers: auth, bodies: [body] });
-      // The bare proxy has had no calls yet (the other two had the latency runs above): one untimed second first.
-      await measure({ url: `${bare.url}/chat/completions`, method: 'POST', bodies: [body], durationSeconds: 1 });
-      const bareLoad = await measure({ url: `${bare.url}/chat/completions`, method: 'POST', bodies: [body] });
+      // The bare proxy has had no calls yet (the other two had the latency runs above).
+      const bareLoad = await measureWarm({ url: `${bare.url}/chat/completions`, method: 'POST', bodies: [body] });
       console.log(rpsRow(`direct, ${kind}, 32 connections`, directLoad));
       console.log(rpsRow(`gateway, ${kind}, 32 connections`, gatewayLoad));
       console.log(rpsRow(`bare proxy, ${kind}, 32 connections`, bareLoad));

@@ -11,7 +11,7 @@ import { generateKeyPair, sign, verify } from '../../engines/crypto/index.ts';
 import { call, startTestService } from '../../platform/testing/harness.ts';
 import { licensingCService } from '../../services/licensing-c/service.ts';
 import { licensingService } from '../../services/licensing/service.ts';
-import { measure, row } from './lib/http-load.ts';
+import { measure, measureWarm, row } from './lib/http-load.ts';
 import { startPostFloor } from './lib/post-floor.ts';
 
 function rate(label: string, n: number, fn: () => unknown): number {
@@ -28,17 +28,6 @@ async function asyncRate(label: string, n: number, fn: () => Promise<unknown>): 
   const perSecond = n / ((performance.now() - t0) / 1000);
   console.log(`${label.padEnd(44)} ${perSecond.toFixed(0).padStart(7)} /s`);
   return perSecond;
-}
-
-/**
- * One untimed second of the same load first, then the timed run: the first load on a route
- * runs cold (JIT, buffers), and a cold route beside a warmed baseline would understate it.
- * (The distinct-artifact rows are not warmed this way: a warm-up would validate them; the
- * same-artifact row before them has warmed their route.)
- */
-async function warmed(spec: Parameters<typeof measure>[0]): ReturnType<typeof measure> {
-  await measure({ ...spec, durationSeconds: 1 });
-  return measure(spec);
 }
 
 export async function run(): Promise<void> {
@@ -77,19 +66,21 @@ export async function run(): Promise<void> {
     });
 
     console.log('\n-- licensing (A and B on one server)');
-    const trivialA = await warmed({ url: `${a.url}/` });
+    const trivialA = await measureWarm({ url: `${a.url}/` });
     console.log(row('GET / (trivial route)', trivialA));
     const sameBody = JSON.stringify({ artifact_compact: one });
-    const same = await warmed({ url: `${a.url}/api/v1/v2/validate`, method: 'POST', headers: bearer, bodies: [sameBody] });
+    const same = await measureWarm({ url: `${a.url}/api/v1/v2/validate`, method: 'POST', headers: bearer, bodies: [sameBody] });
     console.log(row('A validate, same artifact', same, trivialA));
     const floor = await startPostFloor('artifact_compact');
     try {
-      const floorResult = await warmed({ url: floor.url, method: 'POST', bodies: [sameBody] });
+      const floorResult = await measureWarm({ url: floor.url, method: 'POST', bodies: [sameBody] });
       console.log(row(`POST of the same ${(sameBody.length / 1024).toFixed(1)} KB body, empty handler`, floorResult, trivialA));
       console.log(`   A validate (same artifact) vs that floor: ${(same.rps / floorResult.rps).toFixed(2)}x`);
     } finally {
       await floor.close();
     }
+    // The distinct-artifact rows are not warmed by measureWarm (a warm-up would validate their
+    // artifacts); the same-artifact row above has warmed their route.
     const distinctBodies = distinct.map((t) => JSON.stringify({ artifact_compact: t }));
     // Two figures: artifacts this server has not validated yet (each needs its ML-DSA
     // verification first; over 2 s most are seen once or twice), and the same artifacts once
@@ -103,7 +94,7 @@ export async function run(): Promise<void> {
     console.log(
       row(
         'B validate',
-        await warmed({
+        await measureWarm({
           url: `${a.url}/api/v1/licenses/validate`,
           method: 'POST',
           headers: { 'x-api-key': key },
@@ -114,12 +105,12 @@ export async function run(): Promise<void> {
     );
 
     console.log('\n-- licensing-c');
-    const trivialC = await warmed({ url: `${c.url}/health` });
+    const trivialC = await measureWarm({ url: `${c.url}/health` });
     console.log(row('GET /health (trivial route)', trivialC));
     console.log(
       row(
         'C validate',
-        await warmed({ url: `${c.url}/api/v1/licenses/validate`, method: 'POST', bodies: [JSON.stringify({ license_key: cGen.body.license_key })] }),
+        await measureWarm({ url: `${c.url}/api/v1/licenses/validate`, method: 'POST', bodies: [JSON.stringify({ license_key: cGen.body.license_key })] }),
         trivialC,
       ),
     );

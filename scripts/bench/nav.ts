@@ -13,7 +13,7 @@ import { allMigrations } from '../../platform/server.ts';
 import type { ServiceContext } from '../../platform/service.ts';
 import { call, openTestDatabase } from '../../platform/testing/harness.ts';
 import { createNavService } from '../../services/nav/service.ts';
-import { measure, row } from './lib/http-load.ts';
+import { measureWarm, row } from './lib/http-load.ts';
 
 async function timePost(url: string, headers: Record<string, string>, body: unknown, n: number): Promise<{ mean: number; p50: number; p95: number }> {
   const times: number[] = [];
@@ -45,9 +45,9 @@ export async function run(): Promise<void> {
     for (let i = 0; i < 100 && (await call(`${url}/position/latest`, { headers })).status !== 200; i++) await new Promise((r) => setTimeout(r, 200));
 
     console.log('-- nav: GET /position/latest beside a trivial route of the same server (simulator solving at 1 Hz meanwhile)');
-    const trivial = await measure({ url: `${url}/bench/trivial` });
+    const trivial = await measureWarm({ url: `${url}/bench/trivial` });
     console.log(row('GET /bench/trivial (no key, constant)', trivial));
-    const latest = await measure({ url: `${url}/position/latest`, headers });
+    const latest = await measureWarm({ url: `${url}/position/latest`, headers });
     console.log(row('GET /position/latest (bearer key)', latest, trivial));
     console.log(`   ratio latest / trivial: ${(latest.rps / trivial.rps).toFixed(2)} (aim: at least 0.8)`);
 

@@ -37,6 +37,16 @@ export function measure(spec: LoadSpec): Promise<LoadResult> {
   });
 }
 
+/**
+ * One untimed second of the same load, then the timed measurement: a route's first load runs
+ * on code V8 has not optimised yet (the server's and the load generator's), and a cold route
+ * set beside a warmed baseline would be understated.
+ */
+export async function measureWarm(spec: LoadSpec): Promise<LoadResult> {
+  await measure({ ...spec, durationSeconds: 1 });
+  return measure(spec);
+}
+
 export function row(label: string, r: LoadResult, baseline?: LoadResult): string {
   const ratio = baseline ? `  ${(r.rps / baseline.rps).toFixed(2)}x trivial` : '';
   const bad = r.errors || r.non2xx ? `  (${r.errors} errors, ${r.non2xx} non-2xx)` : '';

@@ -16,6 +16,8 @@
 import { Agent, request } from 'node:http';
 
 const { base, headers, body, runs, concurrency, mode, warmup = 0, paced = false } = await new Promise((resolve) => process.once('message', resolve));
+// Pacing waits on the parent's next message, which every waiting client would take at once.
+if (paced && concurrency !== 1) throw new Error('a paced job client runs one job at a time (concurrency 1)');
 const agent = new Agent({ keepAlive: true, maxSockets: concurrency });
 
 function send(method, path, payload) {

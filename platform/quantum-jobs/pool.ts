@@ -6,6 +6,7 @@
  */
 import { Worker } from 'node:worker_threads';
 import { runsInline } from './inline.ts';
+import { receivedResult, type PostedResult } from './posted-result.ts';
 import { executeTask, prepareTask, TaskError, type CircuitTask, type TaskResult } from './task.ts';
 import type { WorkerMessage, WorkerRequest } from './worker.ts';
 import { workerEntry } from '../threads.ts';
@@ -42,6 +43,8 @@ interface Seat {
   worker: Worker;
   ready: boolean;
   busy: Pending | null;
+  /** The optimized text of the task this seat prepared last, which its worker has parsed ahead (worker.ts). */
+  parsedAhead: string | null;
 }
 
 export class WorkerPool {
@@ -59,7 +62,7 @@ export class WorkerPool {
   private spawn(): Seat {
     const worker = new Worker(workerEntry('quantum-jobs', new URL('./worker-bootstrap.mjs', import.meta.url)));
     worker.unref();
-    const seat: Seat = { worker, ready: false, busy: null };
+    const seat: Seat = { worker, ready: false, busy: null, parsedAhead: null };
     worker.on('message', (msg: WorkerMessage) => this.onMessage(seat, msg));
     worker.on('error', (err) => this.onExit(seat, err));
     worker.on('exit', () => this.onExit(seat, null));
@@ -80,7 +83,10 @@ export class WorkerPool {
       return;
     }
     seat.busy = null;
-    if (msg.type === 'done') p.resolve(msg.value);
+    if (msg.type === 'done' && p.op === 'prepare' && p.task.execute !== false) {
+      seat.parsedAhead = (msg.value as { optimization?: { optimized_circuit?: string } }).optimization?.optimized_circuit ?? null;
+    }
+    if (msg.type === 'done') p.resolve(p.op === 'execute' ? receivedResult(msg.value as PostedResult) : msg.value);
     else p.reject(new TaskFailure(msg.error.code, msg.error.message, msg.error.details));
     this.pump();
   }
@@ -99,12 +105,29 @@ export class WorkerPool {
     this.seats[index] = this.spawn();
   }
 
+  /**
+   * Hands waiting tasks to free seats in order. A run goes to the seat that prepared its
+   * circuit when that seat is free (its worker has the circuit parsed already), else to the
+   * first free one.
+   */
   private pump(): void {
-    for (const seat of this.seats) {
-      if (!this.waiting.length) return;
-      if (!seat.ready || seat.busy) continue;
-      const p = this.waiting.shift()!;
+    while (this.waiting.length) {
+      const p = this.waiting[0]!;
+      const text = p.op === 'execute' ? p.task.prepared?.optimized_circuit : undefined;
+      let seat: Seat | undefined;
+      for (const s of this.seats) {
+        if (!s.ready || s.busy) continue;
+        if (text !== undefined && s.parsedAhead === text) {
+          seat = s;
+          break;
+        }
+        seat ??= s;
+        if (text === undefined) break;
+      }
+      if (!seat) return;
+      this.waiting.shift();
       seat.busy = p;
+      seat.parsedAhead = null;
       seat.worker.postMessage({ id: p.id, op: p.op, task: p.task } satisfies WorkerRequest);
     }
   }

@@ -307,9 +307,15 @@ function qualityOf(
 
 /**
  * Runs a task stage by stage, telling `onStage` when each begins. Throws TaskError for a
- * circuit or backend the task cannot take.
+ * circuit or backend the task cannot take. `parsed` may hand over the circuit of the task's
+ * optimized text, parsed already by the same parseQasm (worker.ts parses it while the job's
+ * insert runs); otherwise the text is parsed here.
  */
-export function executeTask(task: CircuitTask, onStage: (stage: Stage, detail?: { optimization?: Optimization }) => void = () => {}): TaskResult {
+export function executeTask(
+  task: CircuitTask,
+  onStage: (stage: Stage, detail?: { optimization?: Optimization }) => void = () => {},
+  parsed?: (optimizedText: string) => Circuit | null,
+): TaskResult {
   onStage('validating');
   const backend = backendOf(task.backend);
   const noiseBackend = task.noise ? backendOf(task.noise) : backend.type === 'hardware' ? backend : undefined;
@@ -329,7 +335,7 @@ export function executeTask(task: CircuitTask, onStage: (stage: Stage, detail?: 
     onStage('optimizing');
     if (task.prepared) {
       optimization = task.prepared;
-      circuit = parseQasm(task.prepared.optimized_circuit);
+      circuit = parsed?.(task.prepared.optimized_circuit) ?? parseQasm(task.prepared.optimized_circuit);
     } else {
       const o = optimizeFor(submitted(), task.qasm, backend, task.optimizationLevel, { preserveLayout: task.preserveLayout, format: task.format });
       optimization = o.optimization;

@@ -47,6 +47,19 @@ describe('result storage', () => {
     }
   });
 
+  it('keeps large inputs and compressed results out of line without compressing them again', async () => {
+    const { db, close } = await openTestDatabase(allMigrations([]));
+    try {
+      const columns = await db.query<{ attname: string; attstorage: string }>(
+        "SELECT attname, attstorage FROM pg_attribute WHERE attrelid = 'quantum_jobs'::regclass AND attname IN ('input', 'result', 'result_gz') ORDER BY attname",
+      );
+      // 'e' (external): out of line, uncompressed; 'x' (extended): compressed, jsonb's default.
+      assert.deepEqual(columns.map((c) => [c.attname, c.attstorage]), [['input', 'e'], ['result', 'x'], ['result_gz', 'e']]);
+    } finally {
+      await close();
+    }
+  });
+
   it('orders plain data as it is, and anything that serializes otherwise as its JSON reads', () => {
     class Point {
       constructor(readonly y: number, readonly x: number) {}

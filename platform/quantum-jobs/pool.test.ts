@@ -69,7 +69,7 @@ describe('the job worker pool', () => {
     // Bitstrings with a leading zero are plain keys; the others read as array indices, which objects order first.
     for (let i = 0; i < 1500; i++) counts[((i * 7919) % 4096).toString(2).padStart(12, '0')] = (i % 13) + 1;
     counts['01 10'] = 3;
-    const result: TaskResult = { num_qubits: 12, num_clbits: 12, executed_qubits: 12, method: 'statevector', shots: 9, seed: 4, counts, execution_time_ms: 1.5, quality: { success_probability: 1, fidelity_estimate: 1, method: 'ideal', total_variation_distance: 0 } };
+    const result: TaskResult = { num_qubits: 12, num_clbits: 12, executed_qubits: 12, method: 'statevector', shots: 9, seed: 4, counts, execution_time_ms: 1.5, quality: { success_probability: 1, fidelity_estimate: 1, method: 'ideal_simulator', total_variation_distance: 0 } };
     const posted = postedResult(result);
     assert.deepEqual(posted.result.counts, {});
     assert.deepEqual(result.counts, counts, 'the original is left as it was');

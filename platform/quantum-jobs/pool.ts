@@ -83,9 +83,7 @@ export class WorkerPool {
       return;
     }
     seat.busy = null;
-    if (msg.type === 'done' && p.op === 'prepare' && p.task.execute !== false) {
-      seat.parsedAhead = (msg.value as { optimization?: { optimized_circuit?: string } }).optimization?.optimized_circuit ?? null;
-    }
+    if (msg.type === 'done' && msg.parsingAhead) seat.parsedAhead = (msg.value as ReturnType<typeof prepareTask>).optimization!.optimized_circuit;
     if (msg.type === 'done') p.resolve(p.op === 'execute' ? receivedResult(msg.value as PostedResult) : msg.value);
     else p.reject(new TaskFailure(msg.error.code, msg.error.message, msg.error.details));
     this.pump();

@@ -305,16 +305,22 @@ function qualityOf(
   return { success_probability: r, fidelity_estimate: r, method: 'calibration_product', total_variation_distance: null };
 }
 
+/** An optimized text and the circuit parseQasm made of it. */
+export interface ParsedCircuit {
+  text: string;
+  circuit: Circuit;
+}
+
 /**
  * Runs a task stage by stage, telling `onStage` when each begins. Throws TaskError for a
- * circuit or backend the task cannot take. `parsed` may hand over the circuit of the task's
- * optimized text, parsed already by the same parseQasm (worker.ts parses it while the job's
- * insert runs); otherwise the text is parsed here.
+ * circuit or backend the task cannot take. `parsed`, when its text is the task's optimized
+ * text, is used instead of parsing that text again (worker.ts parses it while the job's insert
+ * runs).
  */
 export function executeTask(
   task: CircuitTask,
   onStage: (stage: Stage, detail?: { optimization?: Optimization }) => void = () => {},
-  parsed?: (optimizedText: string) => Circuit | null,
+  parsed: ParsedCircuit | null = null,
 ): TaskResult {
   onStage('validating');
   const backend = backendOf(task.backend);
@@ -335,7 +341,8 @@ export function executeTask(
     onStage('optimizing');
     if (task.prepared) {
       optimization = task.prepared;
-      circuit = parsed?.(task.prepared.optimized_circuit) ?? parseQasm(task.prepared.optimized_circuit);
+      const text = task.prepared.optimized_circuit;
+      circuit = parsed?.text === text ? parsed.circuit : parseQasm(text);
     } else {
       const o = optimizeFor(submitted(), task.qasm, backend, task.optimizationLevel, { preserveLayout: task.preserveLayout, format: task.format });
       optimization = o.optimization;

@@ -1,8 +1,8 @@
 /** A worker thread of the quantum job pool: runs one task at a time off the main event loop. */
 import { parentPort } from 'node:worker_threads';
-import { parseQasm, type Circuit } from '../../engines/quantum/index.ts';
+import { parseQasm } from '../../engines/quantum/index.ts';
 import { postedResult } from './posted-result.ts';
-import { executeTask, prepareTask, TaskError, type CircuitTask } from './task.ts';
+import { executeTask, prepareTask, TaskError, type CircuitTask, type ParsedCircuit } from './task.ts';
 
 export interface WorkerRequest {
   id: number;
@@ -13,8 +13,11 @@ export interface WorkerRequest {
 export type WorkerMessage =
   | { type: 'ready' }
   | { type: 'stage'; id: number; stage: string; detail?: unknown }
-  /** `value`: prepareTask's answer, or for a run a PostedResult (posted-result.ts). */
-  | { type: 'done'; id: number; value: unknown }
+  /**
+   * `value`: prepareTask's answer, or for a run a PostedResult (posted-result.ts). `parsingAhead`:
+   * after a preparation, this worker goes on to parse the optimized text in `value` (below).
+   */
+  | { type: 'done'; id: number; value: unknown; parsingAhead?: boolean }
   | { type: 'error'; id: number; error: { code: string; message: string; details: Record<string, unknown> } };
 
 /**
@@ -25,31 +28,27 @@ export type WorkerMessage =
  * circuit of depth 20: about 1.5 ms of parsing off the job's path). Taken by the next request,
  * whichever it is, so a circuit is never held past the job it was parsed for.
  */
-let parsedAhead: { text: string; circuit: Circuit } | null = null;
-
-function parseAhead(task: CircuitTask, value: ReturnType<typeof prepareTask>): void {
-  const text = value.optimization?.optimized_circuit;
-  if (task.execute === false || text === undefined) return;
-  try {
-    parsedAhead = { text, circuit: parseQasm(text) };
-  } catch {
-    // The run parses it again and reports what it finds.
-  }
-}
+let parsedAhead: ParsedCircuit | null = null;
 
 const port = parentPort!;
 port.on('message', (req: WorkerRequest) => {
   const ahead = parsedAhead;
   parsedAhead = null;
-  const parsed = (text: string): Circuit | null => (ahead?.text === text ? ahead.circuit : null);
   try {
     if (req.op === 'prepare') {
       const value = prepareTask(req.task);
-      port.postMessage({ type: 'done', id: req.id, value } satisfies WorkerMessage);
-      parseAhead(req.task, value);
+      // Only a task that will run needs its optimized text parsed.
+      const text = req.task.execute === false ? undefined : value.optimization?.optimized_circuit;
+      port.postMessage({ type: 'done', id: req.id, value, parsingAhead: text !== undefined } satisfies WorkerMessage);
+      if (text === undefined) return;
+      try {
+        parsedAhead = { text, circuit: parseQasm(text) };
+      } catch {
+        // The run parses it again and reports what it finds.
+      }
       return;
     }
-    const result = executeTask(req.task, (stage, detail) => port.postMessage({ type: 'stage', id: req.id, stage, detail } satisfies WorkerMessage), parsed);
+    const result = executeTask(req.task, (stage, detail) => port.postMessage({ type: 'stage', id: req.id, stage, detail } satisfies WorkerMessage), ahead);
     port.postMessage({ type: 'done', id: req.id, value: postedResult(result) } satisfies WorkerMessage);
   } catch (err) {
     const error =

@@ -14,9 +14,10 @@
  * job's own run still took 15 % longer on a job worker than in-process: each worker thread
  * compiles the engine's JavaScript for itself). The server's CPU and statements are counted over
  * the timed jobs only. Then the submissions per second the queue sustains with 2 workers, 16
- * clients submitting Bell jobs and waiting for their results. The store is the embedded PGlite in memory (or DATABASE_URL). Beside the
- * times it counts the statements each Bell job sends to the store (on the jobs table, and the
- * others: API key counters, webhook lookups, the queue library's polling).
+ * clients submitting Bell jobs and waiting for their results. The store is the embedded PGlite
+ * in memory (or DATABASE_URL). Beside the times it counts the statements each Bell job sends
+ * to the store (on the jobs table, and the others: API key counters, webhook lookups, the
+ * queue library's polling).
  */
 import { availableParallelism, loadavg } from 'node:os';
 import { parseQasm, run as runCircuit } from '../../engines/quantum/index.ts';

@@ -8,8 +8,8 @@
 // connections; the client then says `{ warmed: true }` and waits for any message before the
 // timed runs, so the parent can start its own counting there. With `paced`, each timed job
 // waits for the parent: the client says `{ ready: i }` and starts job i on the parent's next
-// message (the parent runs its in-process baseline in between, so that each job has a
-// baseline run beside it under the same load). A client's first few hundred
+// message (the parent runs its baseline in between, so that each job has a baseline run
+// beside it under the same load). A client's first few hundred
 // requests run on code V8 has not optimised yet: timed from a fresh process, they added
 // about a millisecond to every Bell job.
 // Replies with each job's time (ms), the submitted ids, the refusals, and this process's CPU time.

@@ -4,7 +4,8 @@
  * so no comparison of secrets happens in our code path) and then compares the hashes in
  * constant time as a second guard.
  */
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { timingSafeEqual } from 'node:crypto';
+import { sha256Hex } from '../../engines/crypto/encoding.ts';
 import { ApiError } from '../http/errors.ts';
 import type { Sql } from '../storage/database.ts';
 import { newId, randomBase62 } from './ids.ts';
@@ -49,7 +50,7 @@ export interface Identity {
 }
 
 export function hashKey(key: string): string {
-  return createHash('sha256').update(key).digest('hex');
+  return sha256Hex(key);
 }
 
 export async function createKey(db: Sql, input: NewKey): Promise<CreatedKey> {

@@ -14,7 +14,8 @@
  * const { license_key } = await issueFeatureKey(db, { service: 'llm', features: ['lora_training'] });
  * await checkFeatureKey(db, { key: license_key, service: 'llm', feature: 'lora_training' }); // {ok: true, ...}
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
+import { sha256Hex } from '../../engines/crypto/encoding.ts';
 import type { Database, Sql } from '../storage/database.ts';
 import { LicenseRows } from './license-rows.ts';
 
@@ -36,7 +37,7 @@ export type FeatureCheck =
   | { ok: false; reason: 'missing' | 'malformed' | 'unknown' | 'revoked' | 'expired' | 'other_service' | 'feature_not_licensed' | 'other_account' };
 
 function hash(key: string): string {
-  return createHash('sha256').update(key).digest('hex');
+  return sha256Hex(key);
 }
 
 function newKey(): string {

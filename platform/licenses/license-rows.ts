@@ -19,7 +19,7 @@
  * A generation counter, raised on every drop, keeps a look-up that raced with a change from
  * storing the row as it was before.
  */
-import { createHash } from 'node:crypto';
+import { sha256Hex } from '../../engines/crypto/encoding.ts';
 import { channelSql } from '../storage/channels.ts';
 import { CHANGES_CHANNEL, onChange } from '../storage/changes.ts';
 import type { Database } from '../storage/database.ts';
@@ -103,7 +103,7 @@ export class LicenseRows<Row> {
 
 /** How a change notice of `rowChangeNotices` with `digest` names the row whose key is `key`: the key's SHA-256, in hex. */
 export function noticeDigest(key: string): string {
-  return createHash('sha256').update(key, 'utf8').digest('hex');
+  return sha256Hex(key);
 }
 
 /**

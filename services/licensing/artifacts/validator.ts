@@ -13,7 +13,7 @@
  *    the epoch it was made under, and used only when the epoch is the same, the license has no
  *    revocation row and the request's time lies in that window; any other request is evaluated.
  */
-import { createHash } from 'node:crypto';
+import { sha256 } from '../../../engines/crypto/encoding.ts';
 import type { VerifyPool } from '../../../engines/crypto/verify-pool.ts';
 import { ApiError } from '../../../platform/http/errors.ts';
 import type { Database } from '../../../platform/storage/database.ts';
@@ -108,7 +108,7 @@ export class ArtifactValidator {
 
   /** Parses and checks signatures, or answers from the cache. Throws 400 for unparseable text. */
   private async check(text: string): Promise<Checked> {
-    const digest = createHash('sha256').update(text).digest('base64');
+    const digest = sha256(text, 'base64');
     const hit = this.cache.get(digest);
     if (hit) return hit;
     let checked: Checked;

@@ -1,6 +1,5 @@
 /** Byte encodings and hashes used in signed formats: base64, base64url, RFC 8785 canonical JSON, SHA3-256. */
 import * as nodeCrypto from 'node:crypto';
-import { createHash } from 'node:crypto';
 import canonicalizeModule from 'canonicalize';
 
 // `canonicalize` is CommonJS with a default export.
@@ -37,7 +36,7 @@ export function fromBase64Url(text: string): Uint8Array | null {
 }
 
 export function sha3_256Hex(bytes: Uint8Array): string {
-  return createHash('sha3-256').update(bytes).digest('hex');
+  return nodeCrypto.createHash('sha3-256').update(bytes).digest('hex');
 }
 
 // `crypto.hash` (Node 20.12 and later) hashes in one call, without a Hash object: measured 0.6-1.0
@@ -47,7 +46,7 @@ const oneShot = (nodeCrypto as { hash?: (algorithm: string, data: Uint8Array | s
 
 /** SHA-256 of `data` (a string as its UTF-8 bytes), in hex or base64. */
 export function sha256(data: Uint8Array | string, encoding: 'hex' | 'base64'): string {
-  return oneShot ? oneShot('sha256', data, encoding) : createHash('sha256').update(data).digest(encoding);
+  return oneShot ? oneShot('sha256', data, encoding) : nodeCrypto.createHash('sha256').update(data).digest(encoding);
 }
 
 export function sha256Hex(bytes: Uint8Array | string): string {

@@ -35,7 +35,7 @@
  *   event streams): an ES module, so a page's script is listed in `modules` and imports it
  *   with `import { api } from './shared/console.js'`.
  */
-import { createHash } from 'node:crypto';
+import { sha256Hex } from '../../engines/crypto/encoding.ts';
 import { readdir, readFile } from 'node:fs/promises';
 import { extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -198,7 +198,7 @@ async function readAssets(dir: string): Promise<Map<string, Asset>> {
     files.set(entry.name, {
       body,
       type: TYPES[extname(entry.name).toLowerCase()] ?? 'application/octet-stream',
-      hash: createHash('sha256').update(body).digest('hex').slice(0, 16),
+      hash: sha256Hex(body).slice(0, 16),
     });
   }
   return files;

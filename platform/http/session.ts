@@ -21,7 +21,7 @@
  *   // guarded route: { preHandler: sessions.required() }, then sessions.of(req).accountId
  */
 import { parseCookie } from 'cookie';
-import { createHash } from 'node:crypto';
+import { sha256Hex } from '../../engines/crypto/encoding.ts';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ServiceApp } from './app.ts';
 import { Type } from 'typebox';
@@ -68,7 +68,6 @@ CREATE INDEX ${table}_expires ON ${table} (expires_at);
 `;
 }
 
-const sha256 = (s: string): string => createHash('sha256').update(s).digest('hex');
 
 // Checked when the email is unknown, so that the answer takes as long either way.
 let decoy: Promise<string> | null = null;
@@ -107,7 +106,7 @@ export class ConsoleSessions {
     const token = randomBase62(43);
     const now = this.options.now();
     await this.db.query(`INSERT INTO ${this.options.table} (token_hash, user_id, account_id, created_at, expires_at) VALUES ($1, $2, $3, $4, $5)`, [
-      sha256(token),
+      sha256Hex(token),
       user.id,
       user.account_id,
       now,
@@ -125,14 +124,14 @@ export class ConsoleSessions {
     const [row] = await this.db.query<{ user_id: string; account_id: string; email: string }>(
       `SELECT s.user_id, s.account_id, u.email FROM ${this.options.table} s JOIN console_users u ON u.id = s.user_id
         WHERE s.token_hash = $1 AND s.expires_at > $2`,
-      [sha256(token), this.options.now()],
+      [sha256Hex(token), this.options.now()],
     );
     return row ? { userId: row.user_id, accountId: row.account_id, email: row.email } : null;
   }
 
   async logout(req: FastifyRequest): Promise<void> {
     const token = cookieValue(req, this.options.cookie);
-    if (token) await this.db.query(`DELETE FROM ${this.options.table} WHERE token_hash = $1`, [sha256(token)]);
+    if (token) await this.db.query(`DELETE FROM ${this.options.table} WHERE token_hash = $1`, [sha256Hex(token)]);
   }
 
   setCookie(reply: FastifyReply, token: string): void {

@@ -36,10 +36,6 @@ export type FeatureCheck =
   | { ok: true; features: string[] }
   | { ok: false; reason: 'missing' | 'malformed' | 'unknown' | 'revoked' | 'expired' | 'other_service' | 'feature_not_licensed' | 'other_account' };
 
-function hash(key: string): string {
-  return sha256Hex(key);
-}
-
 function newKey(): string {
   // 32 symbols: each random byte's low five bits pick one with equal probability.
   const bytes = randomBytes(12);
@@ -58,14 +54,14 @@ export async function issueFeatureKey(
   const key = newKey();
   await db.query(
     `INSERT INTO license_feature_keys (key_hash, last4, service, account_id, features, expires_at) VALUES ($1, $2, $3, $4, $5, $6)`,
-    [hash(key), key.slice(-4), input.service, input.accountId ?? null, features, input.expiresAt ?? null],
+    [sha256Hex(key), key.slice(-4), input.service, input.accountId ?? null, features, input.expiresAt ?? null],
   );
   return { license_key: key, service: input.service, features, expires_at: input.expiresAt ? input.expiresAt.toISOString() : null };
 }
 
 /** Revokes a key; false when no such key exists. Revoking twice is not an error. */
 export async function revokeFeatureKey(db: Sql, key: string): Promise<boolean> {
-  const keyHash = hash(key.trim());
+  const keyHash = sha256Hex(key.trim());
   const rows = await db.query('UPDATE license_feature_keys SET revoked_at = COALESCE(revoked_at, now()) WHERE key_hash = $1 RETURNING key_hash', [keyHash]);
   // The trigger's notice drops it everywhere; this process need not wait for it to come back.
   const kept = rowsOf.get(db);
@@ -122,7 +118,7 @@ export async function checkFeatureKey(
   const key = input.key?.trim();
   if (!key) return { ok: false, reason: 'missing' };
   if (!FEATURE_KEY_PATTERN.test(key)) return { ok: false, reason: 'malformed' };
-  const keyHash = hash(key);
+  const keyHash = sha256Hex(key);
   const rows = await rowsFor(db);
   const row = rows ? await rows.get(keyHash) : await readRow(db, keyHash);
   if (!row) return { ok: false, reason: 'unknown' };

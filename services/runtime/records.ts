@@ -2,7 +2,8 @@
  * Rows of `runtime_jobs`. Every change of `phase` is one conditional UPDATE naming the phases
  * it may leave, so an approval racing a cancel (or two approvals) ends with exactly one winner.
  */
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { sha256Hex } from '../../engines/crypto/encoding.ts';
 import type { Sql } from '../../platform/storage/database.ts';
 import type { Optimization } from '../../platform/quantum-jobs/index.ts';
 
@@ -89,15 +90,14 @@ function fromRow(r: Row): RuntimeJob {
 /** A new approval token (shown once) and the hash that is kept. */
 export function newApprovalToken(): { token: string; hash: string } {
   const token = `apv_${randomBytes(24).toString('base64url')}`;
-  return { token, hash: hashToken(token) };
+  return { token, hash: sha256Hex(token) };
 }
 
-const hashToken = (token: string) => createHash('sha256').update(token).digest('hex');
 
 /** Compares a presented token with the kept hash in constant time. */
 export function tokenMatches(presented: string, hash: string | null): boolean {
   if (!hash) return false;
-  return timingSafeEqual(Buffer.from(hashToken(presented), 'hex'), Buffer.from(hash, 'hex'));
+  return timingSafeEqual(Buffer.from(sha256Hex(presented), 'hex'), Buffer.from(hash, 'hex'));
 }
 
 /** What a submission writes: the job's own fields as submitted, by a key, at `now`. */

@@ -15,7 +15,7 @@
  * What a process keeps: the worker thread and lease of each run, while it runs.
  */
 import { countTrainingJob } from '../../../platform/observability/families.ts';
-import { createHash } from 'node:crypto';
+import { sha256Hex } from '../../../engines/crypto/encoding.ts';
 import { readFileSync, rmSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import type { LoraProgress } from '../../../engines/language/builtin/lora.ts';
@@ -72,7 +72,7 @@ class LeaseLost extends Error {}
 
 /** The event id of a job's end: the same in every process that hands it over. */
 export function trainingEventId(jobId: string, event: string): string {
-  return `evt_${createHash('sha256').update(`${jobId}:${event}`).digest('hex').slice(0, 24)}`;
+  return `evt_${sha256Hex(`${jobId}:${event}`).slice(0, 24)}`;
 }
 
 export class Trainer {

@@ -6,9 +6,9 @@
  * so it can never submit or reserve twice; the same key with another body is refused (409
  * `idempotency_key_reused`). A request refused for any reason writes and holds nothing.
  */
-import { createHash } from 'node:crypto';
 import { BillingError, microsToUsd, availableMicros, placeHold } from '../../../platform/billing/index.ts';
 import type { ServiceApp } from '../../../platform/http/app.ts';
+import { sha256Hex } from '../../../engines/crypto/encoding.ts';
 import { canonicalJson } from '../../../platform/evidence/index.ts';
 import { newId } from '../../../platform/identity/ids.ts';
 import { Type } from 'typebox';
@@ -75,7 +75,7 @@ export function registerSubmit(app: ServiceApp, deps: PlatformDeps): void {
       if (idemKey !== null && !IDEMPOTENCY_KEY.test(idemKey)) {
         throw platformError('invalid_idempotency_key', 'Idempotency-Key must be 1 to 255 visible ASCII characters', {});
       }
-      const requestHash = createHash('sha256').update(canonicalJson(body)).digest('hex');
+      const requestHash = sha256Hex(canonicalJson(body));
       // No read of the key up front: the insert below finds a taken key (retries are rare, every
       // submission would pay for the read), before any hold is tried.
       const replayOf = async () => {

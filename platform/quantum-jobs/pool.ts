@@ -83,9 +83,10 @@ export class WorkerPool {
       return;
     }
     seat.busy = null;
-    if (msg.type === 'done' && msg.parsingAhead) seat.parsedAhead = (msg.value as ReturnType<typeof prepareTask>).optimization!.optimized_circuit;
-    if (msg.type === 'done') p.resolve(p.op === 'execute' ? receivedResult(msg.value as PostedResult) : msg.value);
-    else p.reject(new TaskFailure(msg.error.code, msg.error.message, msg.error.details));
+    if (msg.type === 'done') {
+      if (msg.parsingAhead) seat.parsedAhead = (msg.value as ReturnType<typeof prepareTask>).optimization!.optimized_circuit;
+      p.resolve(p.op === 'execute' ? receivedResult(msg.value as PostedResult) : msg.value);
+    } else p.reject(new TaskFailure(msg.error.code, msg.error.message, msg.error.details));
     this.pump();
   }
 
@@ -111,18 +112,10 @@ export class WorkerPool {
   private pump(): void {
     while (this.waiting.length) {
       const p = this.waiting[0]!;
+      const free = this.seats.filter((s) => s.ready && !s.busy);
+      if (free.length === 0) return;
       const text = p.op === 'execute' ? p.task.prepared?.optimized_circuit : undefined;
-      let seat: Seat | undefined;
-      for (const s of this.seats) {
-        if (!s.ready || s.busy) continue;
-        if (text !== undefined && s.parsedAhead === text) {
-          seat = s;
-          break;
-        }
-        seat ??= s;
-        if (text === undefined) break;
-      }
-      if (!seat) return;
+      const seat = (text !== undefined && free.find((s) => s.parsedAhead === text)) || free[0]!;
       this.waiting.shift();
       seat.busy = p;
       seat.parsedAhead = null;

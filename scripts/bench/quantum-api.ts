@@ -162,12 +162,11 @@ export async function run(): Promise<void> {
       let pairedCpuMs = 0;
       const workerTimes: number[] = [];
       const onEach = async () => {
-        const c = process.cpuUsage();
+        const cpu = cpuOf(1);
         const t = performance.now();
         await onWorker(qasm);
         workerTimes.push(performance.now() - t);
-        const used = process.cpuUsage(c);
-        pairedCpuMs += (used.user + used.system) / 1000;
+        pairedCpuMs += cpu();
       };
       if (paired) for (let i = 0; i < warmup; i++) await onWorker(qasm);
       const client = await jobClient({ base: svc.url, headers, body: submitBody(qasm, 1000), runs: n, concurrency: 1, mode: 'job', warmup }, {
